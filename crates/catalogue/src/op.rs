@@ -155,7 +155,9 @@ pub fn build_with(
                 (Algorithm::Aes, 24) => block_op::<aes::Aes192>(spec, k, essiv, f.aes_backend()),
                 (Algorithm::Aes, _) => block_op::<aes::Aes256>(spec, k, essiv, f.aes_backend()),
                 (Algorithm::Serpent, _) => block_op::<serpent::Serpent>(spec, k, essiv, "soft"),
-                (Algorithm::Twofish, _) => block_op::<twofish::Twofish>(spec, k, essiv, "soft"),
+                (Algorithm::Twofish, _) => {
+                    block_op::<ciphers::twofish::Twofish>(spec, k, essiv, "table")
+                }
                 (Algorithm::Camellia, 16) => {
                     block_op::<camellia::Camellia128>(spec, k, essiv, "soft")
                 }
@@ -223,7 +225,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
         (Algorithm::Aes, 24) => xts::<aes::Aes192>(spec, key, aes),
         (Algorithm::Aes, _) => xts::<aes::Aes256>(spec, key, aes),
         (Algorithm::Serpent, _) => xts::<serpent::Serpent>(spec, key, "soft"),
-        (Algorithm::Twofish, _) => xts::<twofish::Twofish>(spec, key, "soft"),
+        (Algorithm::Twofish, _) => xts::<ciphers::twofish::Twofish>(spec, key, "table"),
         (Algorithm::Camellia, 16) => xts::<camellia::Camellia128>(spec, key, "soft"),
         (Algorithm::Camellia, 24) => xts::<camellia::Camellia192>(spec, key, "soft"),
         (Algorithm::Camellia, _) => xts::<camellia::Camellia256>(spec, key, "soft"),
@@ -253,7 +255,7 @@ fn essiv_cipher(alg: Algorithm, key: &[u8]) -> Result<Box<dyn EncryptOne>, Ciphe
     Ok(match alg {
         Algorithm::Aes => mk::<aes::Aes256>(s),
         Algorithm::Serpent => mk::<serpent::Serpent>(s),
-        Algorithm::Twofish => mk::<twofish::Twofish>(s),
+        Algorithm::Twofish => mk::<ciphers::twofish::Twofish>(s),
         Algorithm::Camellia => mk::<camellia::Camellia256>(s),
         Algorithm::Blowfish => mk::<blowfish::Blowfish>(s),
         Algorithm::Rc2 => mk::<rc2::Rc2>(s),

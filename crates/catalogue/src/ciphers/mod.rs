@@ -3,3 +3,4 @@
 //! Each one is proven against its library counterpart in its tests.
 
 pub mod tea;
+pub mod twofish;

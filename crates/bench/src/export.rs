@@ -1,0 +1,298 @@
+//! Output formats, all made from one [`Report`].
+//!
+//! `text` is `cryptsetup benchmark`'s format line for line (cryptsetup
+//! src/cryptsetup.c: `"%15s  %9zub  %10.1f MiB/s  %10.1f MiB/s"` and the KDF
+//! lines), so existing parsers keep working; what cryptsetup has no place for
+//! (threads, runs, insecure rows) goes on `#` comment lines or after the row.
+
+use std::fmt::Write as _;
+
+use crate::kdf::KdfResult;
+use crate::report::{CipherRow, Report};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// cryptsetup's text table.
+    Text,
+    /// The full report as JSON (schema in [`crate::report`]).
+    Json,
+    /// One line per row, with a header.
+    Csv,
+    /// GitHub-flavoured Markdown tables.
+    Markdown,
+}
+
+impl Format {
+    /// Parses a format name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "text" | "txt" => Format::Text,
+            "json" => Format::Json,
+            "csv" => Format::Csv,
+            "markdown" | "md" => Format::Markdown,
+            _ => return None,
+        })
+    }
+
+    /// Renders a report.
+    pub fn render(self, report: &Report) -> String {
+        match self {
+            Format::Text => text(report),
+            Format::Json => serde_json::to_string_pretty(report).expect("report serialises") + "\n",
+            Format::Csv => csv(report),
+            Format::Markdown => markdown(report),
+        }
+    }
+}
+
+/// cryptsetup's first line.
+pub const TEXT_PREAMBLE: &str = "# Tests are approximate using memory only (no storage IO).";
+/// cryptsetup's table header.
+pub const TEXT_HEADER: &str = "#     Algorithm |       Key |      Encryption |      Decryption";
+
+/// One KDF line as cryptsetup prints it.
+pub fn kdf_line(k: &KdfResult) -> String {
+    match k {
+        KdfResult::Pbkdf2 {
+            hash,
+            iterations_per_second,
+            key_bits,
+        } => format!(
+            "PBKDF2-{:<9} {:>7} iterations per second for {}-bit key",
+            hash.name(),
+            iterations_per_second,
+            key_bits
+        ),
+        KdfResult::Argon2 {
+            variant,
+            iterations,
+            memory_kib,
+            parallel,
+            key_bits,
+            requested_ms,
+            ..
+        } => format!(
+            "{:<10} {:>4} iterations, {:>5} memory, {:>1} parallel threads (CPUs) for {}-bit key (requested {} ms time)",
+            variant.name(),
+            iterations,
+            memory_kib,
+            parallel,
+            key_bits,
+            requested_ms
+        ),
+    }
+}
+
+/// One table row as cryptsetup prints it.
+pub fn row_line(label: &str, key_bits: usize, enc: f64, dec: f64) -> String {
+    format!("{label:>15}  {key_bits:>9}b  {enc:>10.1} MiB/s  {dec:>10.1} MiB/s")
+}
+
+fn text(report: &Report) -> String {
+    let mut out = String::new();
+    out.push_str(TEXT_PREAMBLE);
+    out.push('\n');
+    for k in &report.kdfs {
+        out.push_str(&kdf_line(k));
+        out.push('\n');
+    }
+    if !report.ciphers.is_empty() {
+        let s = &report.settings;
+        if s.threads > 1 {
+            let _ = writeln!(
+                out,
+                "# {} threads at once; rows are the aggregate, each thread below its row",
+                s.threads
+            );
+        }
+        if s.runs > 1 {
+            let _ = writeln!(out, "# {} runs per row; rows are the mean", s.runs);
+        }
+        out.push_str(TEXT_HEADER);
+        out.push('\n');
+    }
+    for row in &report.ciphers {
+        out.push_str(&row_line(
+            &row.cipher,
+            row.key_bits,
+            row.encrypt_mib_s,
+            row.decrypt_mib_s,
+        ));
+        if row.insecure {
+            out.push_str("  (insecure)");
+        }
+        out.push('\n');
+        if report.settings.runs > 1 {
+            let _ = writeln!(
+                out,
+                "#   runs {}: encryption median {:.1} min {:.1} max {:.1} sd {:.1}; decryption median {:.1} min {:.1} max {:.1} sd {:.1}",
+                row.encrypt.n,
+                row.encrypt.median,
+                row.encrypt.min,
+                row.encrypt.max,
+                row.encrypt.stddev,
+                row.decrypt.median,
+                row.decrypt.min,
+                row.decrypt.max,
+                row.decrypt.stddev
+            );
+        }
+        if row.threads > 1 {
+            for t in &row.per_thread {
+                let _ = writeln!(
+                    out,
+                    "#   thread {}: {:.1} MiB/s {:.1} MiB/s",
+                    t.thread, t.encrypt_mib_s, t.decrypt_mib_s
+                );
+            }
+        }
+    }
+    if report.interrupted {
+        out.push_str("# interrupted: rows not reached are missing\n");
+    }
+    out
+}
+
+fn csv_escape(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Header of the CSV output.
+pub const CSV_HEADER: &str = "kind,cipher,spec,key_bits,threads,encrypt_mib_s,decrypt_mib_s,encrypt_median,encrypt_min,encrypt_max,encrypt_stddev,decrypt_median,decrypt_min,decrypt_max,decrypt_stddev,runs,implementation,insecure,kdf_iterations_per_second,kdf_iterations,kdf_memory_kib,kdf_parallel,hostname";
+
+fn csv(report: &Report) -> String {
+    let mut out = String::from(CSV_HEADER);
+    out.push('\n');
+    let host = csv_escape(&report.machine.hostname);
+    for r in &report.ciphers {
+        let _ = writeln!(
+            out,
+            "cipher,{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1},{:.2},{:.1},{:.1},{:.1},{:.2},{},{},{},,,,,{}",
+            r.cipher,
+            r.spec,
+            r.key_bits,
+            r.threads,
+            r.encrypt_mib_s,
+            r.decrypt_mib_s,
+            r.encrypt.median,
+            r.encrypt.min,
+            r.encrypt.max,
+            r.encrypt.stddev,
+            r.decrypt.median,
+            r.decrypt.min,
+            r.decrypt.max,
+            r.decrypt.stddev,
+            r.encrypt.n,
+            r.implementation,
+            r.insecure,
+            host
+        );
+    }
+    for k in &report.kdfs {
+        match k {
+            KdfResult::Pbkdf2 {
+                hash,
+                iterations_per_second,
+                key_bits,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "kdf,pbkdf2-{},pbkdf2-{},{key_bits},1,,,,,,,,,,,,,false,{iterations_per_second},,,,{host}",
+                    hash.name(),
+                    hash.name()
+                );
+            }
+            KdfResult::Argon2 {
+                variant,
+                iterations,
+                memory_kib,
+                parallel,
+                key_bits,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "kdf,{v},{v},{key_bits},{parallel},,,,,,,,,,,,,false,,{iterations},{memory_kib},{parallel},{host}",
+                    v = variant.name()
+                );
+            }
+        }
+    }
+    out
+}
+
+fn markdown_row(r: &CipherRow) -> String {
+    let note = r.insecure_reason.as_deref().unwrap_or("");
+    format!(
+        "| {} | {} | {:.1} | {:.1} | {} | {} |",
+        r.cipher, r.key_bits, r.encrypt_mib_s, r.decrypt_mib_s, r.implementation, note
+    )
+}
+
+fn markdown(report: &Report) -> String {
+    let m = &report.machine;
+    let mut out = format!(
+        "**{}**: {}, {} cores, {:.1} GiB, kernel {}, features: {}\n\n",
+        m.hostname,
+        m.cpu_model,
+        m.cores,
+        m.memory_bytes as f64 / (1u64 << 30) as f64,
+        m.kernel,
+        m.cpu_features.join(" ")
+    );
+    if !report.ciphers.is_empty() {
+        let threads = report.settings.threads;
+        let _ = writeln!(
+            out,
+            "| Algorithm | Key (bits) | Encryption (MiB/s) | Decryption (MiB/s) | Implementation | Insecure |"
+        );
+        out.push_str("|---|---:|---:|---:|---|---|\n");
+        for r in &report.ciphers {
+            out.push_str(&markdown_row(r));
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "\n{} thread(s), {} run(s) per row, MiB = 2^20 bytes.",
+            threads, report.settings.runs
+        );
+    }
+    if !report.kdfs.is_empty() {
+        out.push_str("\n| KDF | Result |\n|---|---|\n");
+        for k in &report.kdfs {
+            let (name, result) = match k {
+                KdfResult::Pbkdf2 {
+                    hash,
+                    iterations_per_second,
+                    ..
+                } => (
+                    format!("PBKDF2-{}", hash.name()),
+                    format!("{iterations_per_second} iterations/s"),
+                ),
+                KdfResult::Argon2 {
+                    variant,
+                    iterations,
+                    memory_kib,
+                    parallel,
+                    requested_ms,
+                    ..
+                } => (
+                    variant.name().to_string(),
+                    format!(
+                        "{iterations} iterations, {memory_kib} KiB, {parallel} threads for {requested_ms} ms"
+                    ),
+                ),
+            };
+            let _ = writeln!(out, "| {name} | {result} |");
+        }
+    }
+    if report.interrupted {
+        out.push_str("\n*Interrupted: rows not reached are missing.*\n");
+    }
+    out
+}

@@ -1,0 +1,108 @@
+//! Facts about the machine a result was measured on.
+
+use serde::{Deserialize, Serialize};
+
+use clustercrypt_catalogue::cpu;
+
+/// The machine: enough to tell results of different nodes apart and to explain them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// Host name.
+    pub hostname: String,
+    /// CPU model (`model name` on x86, `Model` or `Hardware` on ARM boards).
+    pub cpu_model: String,
+    /// Logical CPUs this process may use.
+    pub cores: usize,
+    /// Physical memory in bytes.
+    pub memory_bytes: u64,
+    /// Kernel release.
+    pub kernel: String,
+    /// CPU architecture (`x86_64`, `aarch64`, ...).
+    pub arch: String,
+    /// Crypto-relevant CPU features found at run time (x86: aes, vaes, pclmulqdq,
+    /// avx2, avx512, sha_ni; ARM: aes, pmull, sha2, neon).
+    pub cpu_features: Vec<String>,
+}
+
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// The CPU model from `/proc/cpuinfo` text.
+pub fn cpu_model_from(cpuinfo: &str) -> Option<String> {
+    for key in ["model name", "Model", "Hardware", "cpu model", "Processor"] {
+        for line in cpuinfo.lines() {
+            if let Some((k, v)) = line.split_once(':')
+                && k.trim() == key
+                && !v.trim().is_empty()
+            {
+                return Some(v.trim().to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Total memory in bytes from `/proc/meminfo` text.
+pub fn memory_from(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+impl Machine {
+    /// Reads the facts of this machine (Linux `/proc`, with fallbacks elsewhere).
+    pub fn detect() -> Machine {
+        Machine {
+            hostname: read("/proc/sys/kernel/hostname")
+                .or_else(|| std::env::var("HOSTNAME").ok())
+                .unwrap_or_else(|| "unknown".into()),
+            cpu_model: read("/proc/cpuinfo")
+                .and_then(|s| cpu_model_from(&s))
+                .unwrap_or_else(|| "unknown".into()),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            memory_bytes: read("/proc/meminfo")
+                .and_then(|s| memory_from(&s))
+                .unwrap_or(0),
+            kernel: read("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
+            arch: std::env::consts::ARCH.to_string(),
+            cpu_features: cpu::features()
+                .names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_proc_files() {
+        let x86 =
+            "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\nflags\t\t: fpu\n";
+        assert_eq!(cpu_model_from(x86).as_deref(), Some("AMD EPYC"));
+        let pi = "processor\t: 0\nBogoMIPS\t: 108.00\nHardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
+        assert_eq!(
+            cpu_model_from(pi).as_deref(),
+            Some("Raspberry Pi 4 Model B Rev 1.4")
+        );
+        assert_eq!(
+            memory_from("MemTotal:       24576000 kB\nMemFree: 1 kB\n"),
+            Some(24576000 * 1024)
+        );
+        assert_eq!(memory_from("nothing"), None);
+    }
+
+    #[test]
+    fn detects_something() {
+        let m = Machine::detect();
+        assert!(m.cores >= 1);
+        assert!(!m.arch.is_empty());
+    }
+}

@@ -1,0 +1,375 @@
+//! Cipher throughput, measured the way `cryptsetup benchmark` measures it.
+//!
+//! cryptsetup (lib/utils_benchmark.c, lib/crypto_backend/cipher_check.c) fills
+//! a 1 MiB buffer, processes it in 64 KiB requests, and repeats whole passes
+//! until at least one second of encryption, then the same for decryption;
+//! MiB/s is bytes / 2^20 / seconds. We do the same, in user space, with each
+//! knob settable, on one thread or on several at once. Unlike cryptsetup we
+//! count exactly the bytes processed (its loop counts one pass more than it ran).
+
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use clustercrypt_catalogue::{CipherError, CipherOp, CipherSpec, build};
+
+use crate::clock::Clock;
+
+/// 2^20 bytes, the MiB of `cryptsetup benchmark`.
+pub const MIB: f64 = 1_048_576.0;
+/// cryptsetup's buffer size.
+pub const DEFAULT_BUFFER_SIZE: usize = 1 << 20;
+/// cryptsetup's request size (`CIPHER_BLOCK_BYTES`).
+pub const DEFAULT_REQUEST_SIZE: usize = 64 << 10;
+/// cryptsetup's minimum time per direction.
+pub const DEFAULT_MIN_TIME: Duration = Duration::from_secs(1);
+
+/// How a row is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Method {
+    /// Keep repeating passes until at least this much time per direction.
+    pub min_time: Duration,
+    /// Bytes per pass.
+    pub buffer_size: usize,
+    /// Bytes per request (one IV or nonce each).
+    pub request_size: usize,
+}
+
+impl Default for Method {
+    fn default() -> Self {
+        Method {
+            min_time: DEFAULT_MIN_TIME,
+            buffer_size: DEFAULT_BUFFER_SIZE,
+            request_size: DEFAULT_REQUEST_SIZE,
+        }
+    }
+}
+
+/// Bytes processed in one direction and the time they took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Bytes processed.
+    pub bytes: u64,
+    /// Time from the first request to the end of the last pass.
+    pub elapsed: Duration,
+}
+
+impl Tally {
+    /// Throughput in MiB/s (2^20 bytes per second).
+    pub fn mib_per_s(&self) -> f64 {
+        let secs = self.elapsed.as_secs_f64();
+        if secs == 0.0 {
+            0.0
+        } else {
+            self.bytes as f64 / MIB / secs
+        }
+    }
+}
+
+/// Encryption and decryption tallies of one worker.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkerTally {
+    /// Encryption.
+    pub encrypt: Tally,
+    /// Decryption.
+    pub decrypt: Tally,
+}
+
+/// What stopped a measurement early.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MeasureError {
+    /// The cipher failed (a bug: the benchmark's own data always verifies).
+    #[error(transparent)]
+    Cipher(#[from] CipherError),
+    /// The user interrupted the run.
+    #[error("interrupted")]
+    Interrupted,
+    /// The method is unusable.
+    #[error("{0}")]
+    Method(String),
+}
+
+impl Method {
+    /// Checks the sizes before any work starts.
+    pub fn validate(&self, spec: &CipherSpec) -> Result<(), MeasureError> {
+        if self.request_size == 0 || self.buffer_size == 0 {
+            return Err(MeasureError::Method(
+                "buffer and request sizes must be positive".into(),
+            ));
+        }
+        if self.request_size > self.buffer_size {
+            return Err(MeasureError::Method(format!(
+                "request size {} is larger than the buffer size {}",
+                self.request_size, self.buffer_size
+            )));
+        }
+        let unit = spec.algorithm.block_size().unwrap_or(1);
+        if !self.request_size.is_multiple_of(unit) || !self.buffer_size.is_multiple_of(unit) {
+            return Err(MeasureError::Method(format!(
+                "{} needs buffer and request sizes that are multiples of its {unit}-byte block",
+                spec.label()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn pass(
+    op: &mut dyn CipherOp,
+    buf: &mut [u8],
+    request: usize,
+    encrypt: bool,
+) -> Result<(), CipherError> {
+    for (i, chunk) in buf.chunks_mut(request).enumerate() {
+        if encrypt {
+            op.encrypt(chunk, i as u64)?;
+        } else {
+            op.decrypt(chunk, i as u64)?;
+        }
+    }
+    Ok(())
+}
+
+/// Repeats passes over `buf` until `method.min_time` has passed (at least one pass).
+pub fn measure_direction(
+    op: &mut dyn CipherOp,
+    buf: &mut [u8],
+    method: &Method,
+    encrypt: bool,
+    clock: &dyn Clock,
+    cancel: &AtomicBool,
+) -> Result<Tally, MeasureError> {
+    let start = clock.now();
+    let mut bytes = 0u64;
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(MeasureError::Interrupted);
+        }
+        pass(op, buf, method.request_size, encrypt)?;
+        bytes += buf.len() as u64;
+        let elapsed = clock.now().saturating_sub(start);
+        if elapsed >= method.min_time {
+            return Ok(Tally { bytes, elapsed });
+        }
+    }
+}
+
+/// One worker: its own buffer, encryption then decryption, each phase started
+/// together with the other workers when `barrier` is given.
+pub fn measure_worker(
+    op: &mut dyn CipherOp,
+    method: &Method,
+    clock: &dyn Clock,
+    cancel: &AtomicBool,
+    barrier: Option<&Barrier>,
+) -> Result<WorkerTally, MeasureError> {
+    let mut buf: Vec<u8> = (0..method.buffer_size)
+        .map(|i| (i * 131 + 7) as u8)
+        .collect();
+    if let Some(b) = barrier {
+        b.wait();
+    }
+    let encrypt = measure_direction(op, &mut buf, method, true, clock, cancel);
+    // Every worker must reach the barriers even after a failure, or the others hang.
+    let prepared = op.prepare_decrypt_bench(&mut buf, method.request_size);
+    if let Some(b) = barrier {
+        b.wait();
+    }
+    let encrypt = encrypt?;
+    prepared?;
+    let decrypt = measure_direction(op, &mut buf, method, false, clock, cancel)?;
+    Ok(WorkerTally { encrypt, decrypt })
+}
+
+/// The figures of one run of a row on `threads` workers at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunTally {
+    /// One tally per worker.
+    pub workers: Vec<WorkerTally>,
+    /// The implementation that ran.
+    pub implementation: &'static str,
+}
+
+impl RunTally {
+    /// Aggregate throughput: all bytes over the longest worker's time, so
+    /// workers that ran longer than the others are not credited twice.
+    pub fn aggregate(&self) -> (f64, f64) {
+        let agg = |pick: fn(&WorkerTally) -> Tally| {
+            let bytes: u64 = self.workers.iter().map(|w| pick(w).bytes).sum();
+            let elapsed = self
+                .workers
+                .iter()
+                .map(|w| pick(w).elapsed)
+                .max()
+                .unwrap_or_default();
+            Tally { bytes, elapsed }.mib_per_s()
+        };
+        (agg(|w| w.encrypt), agg(|w| w.decrypt))
+    }
+}
+
+/// A deterministic, non-secret benchmark key of the spec's length.
+pub fn bench_key(spec: &CipherSpec) -> Vec<u8> {
+    (0..spec.key_len())
+        .map(|i| (i as u8).wrapping_mul(37).wrapping_add(11))
+        .collect()
+}
+
+/// Measures `spec` once on `threads` workers, each with its own keyed cipher and buffer.
+pub fn measure_row(
+    spec: &CipherSpec,
+    threads: usize,
+    method: &Method,
+    clock: &dyn Clock,
+    cancel: &AtomicBool,
+) -> Result<RunTally, MeasureError> {
+    method.validate(spec)?;
+    let key = bench_key(spec);
+    let threads = threads.max(1);
+    let mut ops = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        ops.push(build(spec, &key)?);
+    }
+    let implementation = ops[0].backend();
+    if threads == 1 {
+        let tally = measure_worker(ops[0].as_mut(), method, clock, cancel, None)?;
+        return Ok(RunTally {
+            workers: vec![tally],
+            implementation,
+        });
+    }
+    let barrier = Barrier::new(threads);
+    let results: Vec<Result<WorkerTally, MeasureError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ops
+            .iter_mut()
+            .map(|op| {
+                let barrier = &barrier;
+                s.spawn(move || measure_worker(op.as_mut(), method, clock, cancel, Some(barrier)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("benchmark worker panicked"))
+            .collect()
+    });
+    let workers = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(RunTally {
+        workers,
+        implementation,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::StepClock;
+
+    fn spec() -> CipherSpec {
+        CipherSpec::parse("aes-xts-plain64", Some(256)).unwrap()
+    }
+
+    #[test]
+    fn counts_whole_passes_until_the_minimum_time() {
+        // The clock moves 300 ms per reading: start=0, after pass 1 = 0.3 s,
+        // pass 2 = 0.6 s, pass 3 = 0.9 s, pass 4 = 1.2 s >= 1 s.
+        let clock = StepClock::new(Duration::from_millis(300));
+        let method = Method {
+            buffer_size: 1 << 16,
+            request_size: 1 << 12,
+            ..Method::default()
+        };
+        let mut op = build(&spec(), &bench_key(&spec())).unwrap();
+        let mut buf = vec![0u8; method.buffer_size];
+        let cancel = AtomicBool::new(false);
+        let t = measure_direction(op.as_mut(), &mut buf, &method, true, &clock, &cancel).unwrap();
+        assert_eq!(t.bytes, 4 << 16);
+        assert_eq!(t.elapsed, Duration::from_millis(1200));
+        // 256 KiB in 1.2 s.
+        assert!((t.mib_per_s() - 0.25 / 1.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn at_least_one_pass_and_exact_mib() {
+        let clock = StepClock::new(Duration::from_secs(2));
+        let method = Method::default();
+        let mut op = build(&spec(), &bench_key(&spec())).unwrap();
+        let mut buf = vec![0u8; method.buffer_size];
+        let cancel = AtomicBool::new(false);
+        let t = measure_direction(op.as_mut(), &mut buf, &method, false, &clock, &cancel).unwrap();
+        assert_eq!(t.bytes, 1 << 20);
+        assert_eq!(t.mib_per_s(), 0.5);
+    }
+
+    #[test]
+    fn aggregate_divides_by_the_longest_worker() {
+        let w = |bytes, ms| Tally {
+            bytes,
+            elapsed: Duration::from_millis(ms),
+        };
+        let run = RunTally {
+            workers: vec![
+                WorkerTally {
+                    encrypt: w(3 << 20, 1000),
+                    decrypt: w(4 << 20, 1000),
+                },
+                WorkerTally {
+                    encrypt: w(1 << 20, 2000),
+                    decrypt: w(4 << 20, 500),
+                },
+            ],
+            implementation: "soft",
+        };
+        assert_eq!(run.aggregate(), (2.0, 8.0));
+    }
+
+    #[test]
+    fn cancel_stops_before_the_next_pass() {
+        let clock = StepClock::new(Duration::from_millis(1));
+        let cancel = AtomicBool::new(true);
+        let err = measure_row(&spec(), 1, &Method::default(), &clock, &cancel).unwrap_err();
+        assert!(matches!(err, MeasureError::Interrupted));
+    }
+
+    #[test]
+    fn threads_each_get_a_worker_and_aead_decryption_verifies() {
+        let clock = crate::clock::MonotonicClock::default();
+        let method = Method {
+            min_time: Duration::from_millis(20),
+            buffer_size: 1 << 16,
+            request_size: 1 << 12,
+        };
+        let cancel = AtomicBool::new(false);
+        for name in [
+            "aes-gcm",
+            "chacha20-poly1305",
+            "twofish-cbc-essiv:sha256",
+            "rc4",
+        ] {
+            let spec = CipherSpec::parse(name, None).unwrap();
+            let run = measure_row(&spec, 2, &method, &clock, &cancel).unwrap();
+            assert_eq!(run.workers.len(), 2);
+            for w in &run.workers {
+                assert!(w.encrypt.bytes >= method.buffer_size as u64);
+                assert!(w.decrypt.bytes >= method.buffer_size as u64, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_unusable_sizes() {
+        let des = CipherSpec::parse("des-cbc", None).unwrap();
+        let m = Method {
+            request_size: 1004,
+            buffer_size: 4016,
+            ..Method::default()
+        };
+        assert!(m.validate(&des).is_err());
+        let m = Method {
+            request_size: 8192,
+            buffer_size: 4096,
+            ..Method::default()
+        };
+        assert!(m.validate(&des).is_err());
+    }
+}

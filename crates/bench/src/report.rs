@@ -1,0 +1,176 @@
+//! The result of a benchmark run: one `Serialize` type that every output format
+//! is made from.
+//!
+//! # JSON schema (`"schema": "clustercrypt-bench/1"`)
+//!
+//! ```text
+//! {
+//!   "schema": "clustercrypt-bench/1",
+//!   "tool": { "name": "clustercrypt", "version": "0.1.0" },
+//!   "machine": { "hostname", "cpu_model", "cores", "memory_bytes", "kernel",
+//!                "arch", "cpu_features": ["aes", "vaes", ...] },
+//!   "settings": { "min_time_s", "buffer_size", "request_size", "runs", "threads" },
+//!   "ciphers": [ {
+//!       "cipher": "aes-xts",            // cryptsetup's row label
+//!       "spec": "aes-xts-plain64",      // full name with IV mode
+//!       "algorithm": "aes", "mode": "xts",
+//!       "key_bits": 512,                // as cryptsetup counts them
+//!       "threads": 1,
+//!       "encrypt_mib_s": 5387.1,        // mean over runs of the aggregate
+//!       "decrypt_mib_s": 5382.1,
+//!       "encrypt": { "mean", "median", "min", "max", "stddev", "n" },
+//!       "decrypt": { ... },
+//!       "per_thread": [ { "thread": 0, "encrypt_mib_s", "decrypt_mib_s" } ],
+//!       "implementation": "vaes512",    // which backend ran
+//!       "insecure": false,
+//!       "insecure_reason": null
+//!   } ],
+//!   "kdfs": [ { "kdf": "pbkdf2", "hash": "sha256", "iterations_per_second", "key_bits" },
+//!             { "kdf": "argon2", "variant": "argon2id", "iterations", "memory_kib",
+//!               "parallel", "key_bits", "requested_ms", "measured_ms" } ],
+//!   "interrupted": false                // true when Ctrl-C cut the run short
+//! }
+//! ```
+//! MiB is 2^20 bytes. Fields are only ever added within schema version 1.
+
+use serde::Serialize;
+
+use clustercrypt_catalogue::{Algorithm, CipherSpec, Mode};
+
+use crate::kdf::KdfResult;
+use crate::machine::Machine;
+use crate::stats::Stats;
+
+/// Schema identifier of the JSON output.
+pub const SCHEMA: &str = "clustercrypt-bench/1";
+
+/// The tool that produced a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tool {
+    /// Always `clustercrypt`.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// How the run was measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings {
+    /// Minimum seconds per direction.
+    pub min_time_s: f64,
+    /// Bytes per pass.
+    pub buffer_size: usize,
+    /// Bytes per request.
+    pub request_size: usize,
+    /// Repetitions per row.
+    pub runs: usize,
+    /// Workers per row.
+    pub threads: usize,
+}
+
+/// One worker's figures (mean over runs).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadFigures {
+    /// Worker index.
+    pub thread: usize,
+    /// Encryption MiB/s.
+    pub encrypt_mib_s: f64,
+    /// Decryption MiB/s.
+    pub decrypt_mib_s: f64,
+}
+
+/// One measured row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CipherRow {
+    /// Row label as cryptsetup prints it (`aes-xts`).
+    pub cipher: String,
+    /// Full specification (`aes-xts-plain64`).
+    pub spec: String,
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// Mode.
+    pub mode: Mode,
+    /// Key bits as cryptsetup counts them.
+    pub key_bits: usize,
+    /// Workers that ran at once.
+    pub threads: usize,
+    /// Aggregate encryption MiB/s, mean over runs.
+    pub encrypt_mib_s: f64,
+    /// Aggregate decryption MiB/s, mean over runs.
+    pub decrypt_mib_s: f64,
+    /// Encryption statistics over runs.
+    pub encrypt: Stats,
+    /// Decryption statistics over runs.
+    pub decrypt: Stats,
+    /// Each worker's figures.
+    pub per_thread: Vec<ThreadFigures>,
+    /// The implementation that ran.
+    pub implementation: String,
+    /// Broken cipher or ECB.
+    pub insecure: bool,
+    /// Why, when insecure.
+    pub insecure_reason: Option<String>,
+}
+
+impl CipherRow {
+    /// Summarises the runs of `spec`: `runs[r]` holds (aggregate enc, aggregate dec,
+    /// per-worker (enc, dec)).
+    pub fn from_runs(
+        spec: &CipherSpec,
+        threads: usize,
+        implementation: &str,
+        runs: &[((f64, f64), Vec<(f64, f64)>)],
+    ) -> Option<CipherRow> {
+        let enc: Vec<f64> = runs.iter().map(|r| r.0.0).collect();
+        let dec: Vec<f64> = runs.iter().map(|r| r.0.1).collect();
+        let encrypt = Stats::of(&enc)?;
+        let decrypt = Stats::of(&dec)?;
+        let per_thread = (0..threads)
+            .map(|t| {
+                let mean = |f: fn(&(f64, f64)) -> f64| {
+                    runs.iter().map(|r| f(&r.1[t])).sum::<f64>() / runs.len() as f64
+                };
+                ThreadFigures {
+                    thread: t,
+                    encrypt_mib_s: mean(|p| p.0),
+                    decrypt_mib_s: mean(|p| p.1),
+                }
+            })
+            .collect();
+        Some(CipherRow {
+            cipher: spec.label(),
+            spec: spec.full_name(),
+            algorithm: spec.algorithm,
+            mode: spec.mode,
+            key_bits: spec.key_bits,
+            threads,
+            encrypt_mib_s: encrypt.mean,
+            decrypt_mib_s: decrypt.mean,
+            encrypt,
+            decrypt,
+            per_thread,
+            implementation: implementation.to_string(),
+            insecure: spec.is_broken(),
+            insecure_reason: spec.insecurity(),
+        })
+    }
+}
+
+/// A whole benchmark run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Schema identifier, [`SCHEMA`].
+    pub schema: String,
+    /// The tool.
+    pub tool: Tool,
+    /// The machine.
+    pub machine: Machine,
+    /// How it was measured.
+    pub settings: Settings,
+    /// Cipher rows, in the order measured.
+    pub ciphers: Vec<CipherRow>,
+    /// KDF lines, in the order measured.
+    pub kdfs: Vec<KdfResult>,
+    /// Whether the run was interrupted (rows not reached are missing).
+    pub interrupted: bool,
+}

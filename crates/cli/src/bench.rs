@@ -1,0 +1,210 @@
+//! `clustercrypt bench` and `clustercrypt ciphers`: turn the options into a plan,
+//! run it with a progress bar and Ctrl-C handling, write the report.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use clustercrypt_bench::clock::MonotonicClock;
+use clustercrypt_bench::export::Format;
+use clustercrypt_bench::kdf::{Argon2Limits, KdfSpec};
+use clustercrypt_bench::machine::Machine;
+use clustercrypt_bench::measure::{MeasureError, Method};
+use clustercrypt_bench::runner::{self, Observer, Plan};
+use clustercrypt_catalogue::{CipherSpec, catalogue, cryptsetup_defaults};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::{BenchArgs, CiphersArgs};
+use crate::error::CliError;
+
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// Builds the plan, checking every option before any work starts.
+fn plan(args: &BenchArgs) -> Result<Plan, CliError> {
+    let mut ciphers = Vec::new();
+    for text in &args.cipher {
+        let spec =
+            CipherSpec::parse(text, args.key_size).map_err(|e| CliError::Usage(e.to_string()))?;
+        ciphers.push(spec);
+    }
+    let mut kdfs = Vec::new();
+    if let Some(name) = &args.pbkdf {
+        kdfs.push(KdfSpec::parse(name, args.hash.as_deref()).map_err(CliError::Usage)?);
+    }
+    let explicit = !ciphers.is_empty() || !kdfs.is_empty();
+    if args.all {
+        ciphers = catalogue();
+    } else if !explicit {
+        ciphers = cryptsetup_defaults();
+    }
+    if (args.all || !explicit) && !args.no_kdf {
+        kdfs = KdfSpec::cryptsetup_defaults();
+    }
+    if args.no_kdf {
+        kdfs.clear();
+    }
+    let method = Method {
+        min_time: Duration::from_secs_f64(args.time),
+        buffer_size: args.buffer_size,
+        request_size: args.request_size,
+    };
+    for spec in &ciphers {
+        method
+            .validate(spec)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+    }
+    let machine = Machine::detect();
+    let mut argon2 = Argon2Limits::for_machine(machine.memory_bytes, machine.cores);
+    argon2.target_ms = args.iter_time;
+    if let Some(m) = args.pbkdf_memory {
+        argon2.max_memory_kib = m;
+    }
+    if let Some(p) = args.pbkdf_parallel {
+        argon2.parallel = p;
+    }
+    Ok(Plan {
+        ciphers,
+        kdfs,
+        method,
+        threads: args.threads,
+        runs: args.runs as usize,
+        // A quarter of the per-row time gives stable PBKDF2 figures quickly.
+        pbkdf2_time: Duration::from_secs_f64((args.time / 4.0).max(0.05)),
+        argon2,
+    })
+}
+
+/// A progress bar on stderr, only when stderr is a terminal.
+struct Progress(Option<ProgressBar>);
+
+impl Progress {
+    fn new(steps: usize) -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = ProgressBar::new(steps as u64);
+        let style =
+            ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+                .expect("valid template")
+                .progress_chars("=> ");
+        bar.set_style(style);
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Progress(Some(bar))
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn step(&self, name: &str) {
+        if let Some(b) = &self.0 {
+            b.set_message(name.to_string());
+        }
+    }
+    fn step_done(&self) {
+        if let Some(b) = &self.0 {
+            b.inc(1);
+        }
+    }
+}
+
+/// Writes `text` to `path` (or stdout for `-`/none) without leaving a partial file.
+pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    match path {
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+        Some(p) if p == Path::new("-") => return write_output(None, text),
+        Some(p) => {
+            let dir = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let mut tmp = tempfile::NamedTempFile::new_in(dir)
+                .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+            tmp.write_all(text.as_bytes())?;
+            tmp.persist(p)
+                .with_context(|| format!("cannot write {}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `clustercrypt bench`.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let plan = plan(args)?;
+    let format = Format::from_name(&args.format).expect("clap checked the format");
+    ctrlc::set_handler(|| {
+        if CANCEL.swap(true, Ordering::SeqCst) {
+            // A second Ctrl-C: the user wants out now.
+            std::process::exit(crate::error::EXIT_INTERRUPTED.into());
+        }
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    let progress = Progress::new(plan.steps());
+    let clock = MonotonicClock::default();
+    let result = runner::run(&plan, env!("CARGO_PKG_VERSION"), &clock, &CANCEL, &progress);
+    progress.finish();
+    let report = match result {
+        Ok(r) => r,
+        Err(MeasureError::Method(m)) => return Err(CliError::Usage(m)),
+        Err(e) => return Err(CliError::Failed(e.into())),
+    };
+    write_output(args.output.as_deref(), &format.render(&report))?;
+    if report.interrupted {
+        return Err(CliError::Interrupted);
+    }
+    Ok(())
+}
+
+/// Runs `clustercrypt ciphers`.
+pub fn list_ciphers(args: &CiphersArgs) -> Result<(), CliError> {
+    let rows = catalogue();
+    let text = if args.json {
+        let list: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "cipher": s.label(),
+                    "spec": s.full_name(),
+                    "algorithm": s.algorithm,
+                    "mode": s.mode,
+                    "key_bits": s.key_bits,
+                    "block_bits": s.algorithm.block_size().map(|b| b * 8),
+                    "insecure": s.is_broken(),
+                    "insecure_reason": s.insecurity(),
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&list).expect("serialises") + "\n"
+    } else {
+        let mut out = String::from("#        Cipher |       Key | Block | Full name\n");
+        for s in &rows {
+            let block = s
+                .algorithm
+                .block_size()
+                .map_or("stream".to_string(), |b| format!("{}b", b * 8));
+            out.push_str(&format!(
+                "{:>17}  {:>7}b  {:>6}   {}{}\n",
+                s.label(),
+                s.key_bits,
+                block,
+                s.full_name(),
+                s.insecurity()
+                    .map(|r| format!("  (insecure: {r})"))
+                    .unwrap_or_default()
+            ));
+        }
+        out
+    };
+    write_output(None, &text)?;
+    Ok(())
+}

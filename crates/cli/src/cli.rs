@@ -1,0 +1,129 @@
+//! The command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::sizes::{parse_seconds, parse_size, parse_threads};
+use crate::version;
+
+/// Measure and use the cryptographic speed of your machines and clusters.
+#[derive(Debug, Parser)]
+#[command(name = "clustercrypt", max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Benchmark ciphers and KDFs in user space (a `cryptsetup benchmark` for every cipher).
+    Bench(BenchArgs),
+    /// List the cipher catalogue: algorithms, modes, key sizes, and which are insecure.
+    Ciphers(CiphersArgs),
+}
+
+/// `clustercrypt bench`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "With no options, prints exactly the table and KDF lines of \
+`cryptsetup benchmark`. Examples:\n  clustercrypt bench\n  clustercrypt bench --all --threads all --format json -o results.json\n  clustercrypt bench --cipher aes-xts-plain64 --key-size 512 --runs 10\n  clustercrypt bench --pbkdf argon2id --iter-time 1000"
+)]
+pub struct BenchArgs {
+    /// Measure every row of the catalogue (all ciphers, modes and key sizes) and the KDFs.
+    #[arg(long, conflicts_with_all = ["cipher", "pbkdf"])]
+    pub all: bool,
+
+    /// Measure this cipher only, as cryptsetup spells it (aes-xts-plain64,
+    /// twofish-cbc-essiv:sha256, chacha20, aes-gcm); may be repeated.
+    #[arg(short = 'c', long, value_name = "SPEC")]
+    pub cipher: Vec<String>,
+
+    /// Key size in bits as cryptsetup counts it (XTS: both keys, e.g. 512 for AES-256).
+    #[arg(short = 's', long, value_name = "BITS", requires = "cipher")]
+    pub key_size: Option<usize>,
+
+    /// Measure this KDF only: pbkdf2 (with --hash), argon2i, argon2id.
+    #[arg(long, value_name = "NAME")]
+    pub pbkdf: Option<String>,
+
+    /// Hash for PBKDF2: sha1, sha256, sha512, ripemd160, whirlpool.
+    #[arg(long, value_name = "HASH", requires = "pbkdf")]
+    pub hash: Option<String>,
+
+    /// Argon2 target time in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000,
+          value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub iter_time: u64,
+
+    /// Argon2 memory cap in KiB (default: 1 GiB, at most half of physical memory).
+    #[arg(long, value_name = "KIB", value_parser = clap::value_parser!(u32).range(32..))]
+    pub pbkdf_memory: Option<u32>,
+
+    /// Argon2 threads (default: the number of CPUs, at most 4).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub pbkdf_parallel: Option<u32>,
+
+    /// Skip the KDF lines.
+    #[arg(long)]
+    pub no_kdf: bool,
+
+    /// Minimum seconds of encryption, and of decryption, per row.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds)]
+    pub time: f64,
+
+    /// Bytes per pass over the buffer.
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    pub buffer_size: usize,
+
+    /// Bytes per request; each request has its own IV.
+    #[arg(long, value_name = "SIZE", default_value = "64K", value_parser = parse_size)]
+    pub request_size: usize,
+
+    /// Repeat each row N times and report mean, median, min, max and standard deviation.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+
+    /// Workers per row, each on its own buffer at the same time: a number or 'all'.
+    #[arg(long, value_name = "N|all", default_value = "1", value_parser = parse_threads)]
+    pub threads: usize,
+
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value = "text",
+          value_parser = ["text", "json", "csv", "markdown"])]
+    pub format: String,
+
+    /// Write the results to FILE ('-' for standard output).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `clustercrypt ciphers`.
+#[derive(Debug, Args)]
+pub struct CiphersArgs {
+    /// Print as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses the command line, with the version line naming the CPU features.
+pub fn parse() -> Cli {
+    let cmd = Cli::command()
+        .version(version::short_version())
+        .long_version(version::long_version());
+    let matches = cmd.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}
