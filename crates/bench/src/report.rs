@@ -79,6 +79,15 @@ pub struct ThreadFigures {
     pub decrypt_mib_s: f64,
 }
 
+/// The figures of one run of a row, in MiB/s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFigures {
+    /// Aggregate (encryption, decryption).
+    pub aggregate: (f64, f64),
+    /// Each worker's (encryption, decryption).
+    pub workers: Vec<(f64, f64)>,
+}
+
 /// One measured row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CipherRow {
@@ -113,22 +122,21 @@ pub struct CipherRow {
 }
 
 impl CipherRow {
-    /// Summarises the runs of `spec`: `runs[r]` holds (aggregate enc, aggregate dec,
-    /// per-worker (enc, dec)).
+    /// Summarises the runs of `spec`.
     pub fn from_runs(
         spec: &CipherSpec,
         threads: usize,
         implementation: &str,
-        runs: &[((f64, f64), Vec<(f64, f64)>)],
+        runs: &[RunFigures],
     ) -> Option<CipherRow> {
-        let enc: Vec<f64> = runs.iter().map(|r| r.0.0).collect();
-        let dec: Vec<f64> = runs.iter().map(|r| r.0.1).collect();
+        let enc: Vec<f64> = runs.iter().map(|r| r.aggregate.0).collect();
+        let dec: Vec<f64> = runs.iter().map(|r| r.aggregate.1).collect();
         let encrypt = Stats::of(&enc)?;
         let decrypt = Stats::of(&dec)?;
         let per_thread = (0..threads)
             .map(|t| {
                 let mean = |f: fn(&(f64, f64)) -> f64| {
-                    runs.iter().map(|r| f(&r.1[t])).sum::<f64>() / runs.len() as f64
+                    runs.iter().map(|r| f(&r.workers[t])).sum::<f64>() / runs.len() as f64
                 };
                 ThreadFigures {
                     thread: t,

@@ -9,7 +9,7 @@ use crate::clock::Clock;
 use crate::kdf::{Argon2Limits, KdfSpec, run_kdf};
 use crate::machine::Machine;
 use crate::measure::{MeasureError, Method, measure_row};
-use crate::report::{CipherRow, Report, SCHEMA, Settings, Tool};
+use crate::report::{CipherRow, Report, RunFigures, SCHEMA, Settings, Tool};
 
 /// What to measure and how.
 #[derive(Debug, Clone)]
@@ -105,12 +105,14 @@ pub fn run(
             match measure_row(spec, threads, &plan.method, clock, cancel) {
                 Ok(t) => {
                     implementation = t.implementation;
-                    let per: Vec<(f64, f64)> = t
-                        .workers
-                        .iter()
-                        .map(|w| (w.encrypt.mib_per_s(), w.decrypt.mib_per_s()))
-                        .collect();
-                    figures.push((t.aggregate(), per));
+                    figures.push(RunFigures {
+                        aggregate: t.aggregate(),
+                        workers: t
+                            .workers
+                            .iter()
+                            .map(|w| (w.encrypt.mib_per_s(), w.decrypt.mib_per_s()))
+                            .collect(),
+                    });
                 }
                 Err(MeasureError::Interrupted) => {
                     report.interrupted = true;
