@@ -10,6 +10,7 @@
 
 pub mod aead;
 pub mod algorithm;
+pub mod backends;
 pub mod ciphers;
 pub mod cpu;
 pub mod modes;
