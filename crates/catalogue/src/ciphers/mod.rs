@@ -4,3 +4,6 @@
 
 pub mod tea;
 pub mod twofish;
+
+/// The Serpent implementation the catalogue uses.
+pub type Serpent = serpent::Serpent;

@@ -1,0 +1,253 @@
+//! Encrypting and decrypting streams in the clustercrypt format.
+
+use std::io::{Read, Write};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::error::EngineError;
+use crate::format::{
+    DEFAULT_CHUNK_SIZE, HEADER_LEN, HEADER_MAC_LEN, Header, Kdf, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE,
+    NONCE_PREFIX_LEN, SALT_LEN, Suite,
+};
+use crate::keys::{FileKeys, KeySource, MasterKey, master_for_header};
+use crate::pipeline::{self, ChunkTransform, Job, Totals};
+use crate::suite::ChunkCipher;
+
+/// The random values of a new file.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Randomness {
+    salt: [u8; SALT_LEN],
+    nonce_prefix: [u8; NONCE_PREFIX_LEN],
+}
+
+impl Randomness {
+    /// Fresh values from the operating system.
+    pub fn generate() -> Result<Randomness, EngineError> {
+        let mut r = Randomness {
+            salt: [0; SALT_LEN],
+            nonce_prefix: [0; NONCE_PREFIX_LEN],
+        };
+        getrandom::fill(&mut r.salt)
+            .and_then(|()| getrandom::fill(&mut r.nonce_prefix))
+            .map_err(|e| EngineError::Input(format!("no randomness from the OS: {e}")))?;
+        Ok(r)
+    }
+
+    /// **Tests only.** Fixed salt and nonce prefix, so that outputs can be
+    /// compared byte for byte (e.g. across thread counts or against a cluster
+    /// run). Reusing them with one key for different data breaks the security
+    /// of the format; nothing in the command-line tool calls this.
+    #[doc(hidden)]
+    pub fn insecure_fixed_for_tests(
+        salt: [u8; SALT_LEN],
+        nonce_prefix: [u8; NONCE_PREFIX_LEN],
+    ) -> Randomness {
+        Randomness { salt, nonce_prefix }
+    }
+}
+
+/// How to encrypt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncryptOptions {
+    /// Cipher suite.
+    pub suite: Suite,
+    /// Plaintext bytes per chunk.
+    pub chunk_size: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Argon2id cost when the key source is a passphrase.
+    pub argon2: Kdf,
+}
+
+impl Default for EncryptOptions {
+    fn default() -> Self {
+        EncryptOptions {
+            suite: Suite::default_for_cpu(),
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            argon2: crate::keys::DEFAULT_ARGON2,
+        }
+    }
+}
+
+fn header_mac(keys: &FileKeys, header: &Header) -> Hmac<Sha256> {
+    let mut m = <Hmac<Sha256> as hmac::digest::KeyInit>::new_from_slice(&*keys.header)
+        .expect("HMAC takes any key length");
+    m.update(&header.body());
+    m
+}
+
+/// Seals chunks: the transform behind encryption.
+pub struct Sealer {
+    header: Header,
+    cipher: ChunkCipher,
+    aad: [u8; HEADER_MAC_LEN],
+}
+
+/// Opens chunks: the transform behind decryption.
+pub struct Opener {
+    header: Header,
+    cipher: ChunkCipher,
+    aad: [u8; HEADER_MAC_LEN],
+}
+
+impl ChunkTransform for Sealer {
+    fn input_len(&self) -> usize {
+        self.header.chunk_size
+    }
+    fn growth(&self) -> usize {
+        self.header.suite.tag_len()
+    }
+    fn transform(&self, job: &mut Job) -> Result<(), EngineError> {
+        let nonce = self.header.nonce(job.index, job.last)?;
+        self.cipher.seal(&nonce, &self.aad, &mut job.data);
+        Ok(())
+    }
+}
+
+impl ChunkTransform for Opener {
+    fn input_len(&self) -> usize {
+        self.header.chunk_size + self.header.suite.tag_len()
+    }
+    fn transform(&self, job: &mut Job) -> Result<(), EngineError> {
+        let tag = self.header.suite.tag_len();
+        if job.last && job.data.len() < tag {
+            return Err(EngineError::Truncated(
+                if job.index == 0 && job.data.is_empty() {
+                    "there are no chunks after the header".into()
+                } else {
+                    format!("chunk {} is shorter than its tag", job.index)
+                },
+            ));
+        }
+        // Keep the last chunk, to tell a truncated file from a modified one.
+        let saved = job.last.then(|| job.data.clone());
+        let nonce = self.header.nonce(job.index, job.last)?;
+        if self.cipher.open(&nonce, &self.aad, &mut job.data).is_ok() {
+            return Ok(());
+        }
+        if let Some(mut data) = saved {
+            let nonce = self.header.nonce(job.index, false)?;
+            if self.cipher.open(&nonce, &self.aad, &mut data).is_ok() {
+                return Err(EngineError::Truncated(format!(
+                    "chunk {} is not marked as the last one",
+                    job.index
+                )));
+            }
+        }
+        Err(EngineError::Chunk(job.index))
+    }
+}
+
+/// Encrypts `input` into `output` with fresh random salt and nonce prefix.
+pub fn encrypt(
+    input: &mut (dyn Read + Send),
+    output: &mut dyn Write,
+    key: &KeySource,
+    options: &EncryptOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Totals, EngineError> {
+    encrypt_with(
+        input,
+        output,
+        key,
+        options,
+        Randomness::generate()?,
+        progress,
+    )
+}
+
+/// Checks encryption options before any work starts.
+pub fn check_options(options: &EncryptOptions) -> Result<(), EngineError> {
+    if !(MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(&options.chunk_size) {
+        return Err(EngineError::Input(format!(
+            "chunk size {} is out of range ({MIN_CHUNK_SIZE} bytes to {} MiB)",
+            options.chunk_size,
+            MAX_CHUNK_SIZE >> 20
+        )));
+    }
+    Ok(())
+}
+
+/// [`encrypt`] with the given random values (see [`Randomness`]).
+pub fn encrypt_with(
+    input: &mut (dyn Read + Send),
+    output: &mut dyn Write,
+    key: &KeySource,
+    options: &EncryptOptions,
+    randomness: Randomness,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Totals, EngineError> {
+    check_options(options)?;
+    let Randomness { salt, nonce_prefix } = randomness;
+    let kdf = match key {
+        KeySource::Key(_) => Kdf::KeyFile,
+        KeySource::Passphrase(_) => options.argon2,
+    };
+    let header = Header {
+        suite: options.suite,
+        kdf,
+        chunk_size: options.chunk_size,
+        salt,
+        nonce_prefix,
+    };
+    let master = match key {
+        KeySource::Key(k) => k.duplicate(),
+        KeySource::Passphrase(p) => MasterKey::from_passphrase(p, &salt, kdf)?,
+    };
+    let keys = FileKeys::derive(&master, &header);
+    let mac: [u8; HEADER_MAC_LEN] = header_mac(&keys, &header).finalize().into_bytes().into();
+    let mut head = header.body().to_vec();
+    head.extend_from_slice(&mac);
+    output
+        .write_all(&head)
+        .map_err(EngineError::io("cannot write the output"))?;
+    let sealer = Sealer {
+        cipher: ChunkCipher::new(header.suite, &keys.data),
+        header,
+        aad: mac,
+    };
+    let mut totals = pipeline::run(input, output, &sealer, options.threads, progress)?;
+    totals.bytes_out += HEADER_LEN as u64;
+    Ok(totals)
+}
+
+/// Reads and authenticates a header; returns it with the opener for its chunks.
+pub fn open_header(input: &mut dyn Read, key: &KeySource) -> Result<(Header, Opener), EngineError> {
+    let mut head = [0u8; HEADER_LEN];
+    let mut filled = 0;
+    while filled < HEADER_LEN {
+        match input.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(EngineError::io("cannot read the input")(e)),
+        }
+    }
+    let (header, mac) = Header::parse(&head[..filled])?;
+    let master = master_for_header(key, &header)?;
+    let keys = FileKeys::derive(&master, &header);
+    // `verify_slice` compares in constant time.
+    header_mac(&keys, &header)
+        .verify_slice(&mac)
+        .map_err(|_| EngineError::WrongKey)?;
+    let opener = Opener {
+        cipher: ChunkCipher::new(header.suite, &keys.data),
+        header: header.clone(),
+        aad: mac,
+    };
+    Ok((header, opener))
+}
+
+/// Decrypts `input` into `output`; nothing of a chunk is written before it verified.
+pub fn decrypt(
+    input: &mut (dyn Read + Send),
+    output: &mut dyn Write,
+    key: &KeySource,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Totals, EngineError> {
+    let (_, opener) = open_header(input, key)?;
+    pipeline::run(input, output, &opener, threads, progress)
+}
