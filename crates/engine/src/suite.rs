@@ -25,7 +25,7 @@ pub enum ChunkCipher {
     /// An AEAD.
     Aead(Aead),
     /// CTR with a block cipher, then HMAC-SHA256.
-    CtrHmac(CtrHmac),
+    CtrHmac(Box<CtrHmac>),
 }
 
 /// CTR + HMAC-SHA256 state: the keyed block cipher and the MAC key.
@@ -35,7 +35,7 @@ pub struct CtrHmac {
 }
 
 enum CtrCipher {
-    Aes(aes::Aes256),
+    Aes(Box<aes::Aes256>),
     Twofish(Box<ciphers::twofish::Twofish>),
     Serpent(Box<ciphers::Serpent>),
 }
@@ -53,7 +53,7 @@ fn ctr<C: BlockCipherEncrypt + BlockCipherDecrypt + Clone>(
 impl CtrHmac {
     fn apply(&self, nonce: &[u8; 12], data: &mut [u8]) {
         match &self.cipher {
-            CtrCipher::Aes(c) => ctr(c, nonce, data),
+            CtrCipher::Aes(c) => ctr(&**c, nonce, data),
             CtrCipher::Twofish(c) => ctr(&**c, nonce, data),
             CtrCipher::Serpent(c) => ctr(&**c, nonce, data),
         }
@@ -76,15 +76,15 @@ impl ChunkCipher {
         let ctr_hmac = |cipher| {
             let mut mac_key = Zeroizing::new([0u8; 32]);
             mac_key.copy_from_slice(&data_key[32..64]);
-            ChunkCipher::CtrHmac(CtrHmac { cipher, mac_key })
+            ChunkCipher::CtrHmac(Box::new(CtrHmac { cipher, mac_key }))
         };
         let k = &data_key[..32];
         match suite {
             Suite::Aes256Gcm => aead(AeadAlgorithm::AesGcm),
             Suite::ChaCha20Poly1305 => aead(AeadAlgorithm::ChaCha20Poly1305),
-            Suite::Aes256CtrHmac => ctr_hmac(CtrCipher::Aes(
+            Suite::Aes256CtrHmac => ctr_hmac(CtrCipher::Aes(Box::new(
                 aes::Aes256::new_from_slice(k).expect("32-byte key"),
-            )),
+            ))),
             Suite::Twofish256CtrHmac => ctr_hmac(CtrCipher::Twofish(Box::new(
                 ciphers::twofish::Twofish::new_from_slice(k).expect("32-byte key"),
             ))),
