@@ -18,7 +18,7 @@ pub mod op;
 pub mod spec;
 
 pub use algorithm::{Algorithm, KeySizes, Kind};
-pub use op::{BuildOptions, CipherError, CipherOp, build, build_with};
+pub use op::{BuildOptions, CipherError, CipherModes, CipherOp, block_modes, build, build_with};
 pub use spec::{CipherSpec, IvGen, Mode, SpecError};
 
 /// Every row `bench --all` measures, in table order.

@@ -149,60 +149,131 @@ pub fn build_with(
                 IvGen::EssivSha256 => Some(essiv_cipher(spec.algorithm, key)?),
                 _ => None,
             };
-            let k = key;
-            let op: Box<dyn CipherOp> = match (spec.algorithm, k.len()) {
-                (Algorithm::Aes, 16) => block_op::<aes::Aes128>(spec, k, essiv, f.aes_backend()),
-                (Algorithm::Aes, 24) => block_op::<aes::Aes192>(spec, k, essiv, f.aes_backend()),
-                (Algorithm::Aes, _) => block_op::<aes::Aes256>(spec, k, essiv, f.aes_backend()),
-                (Algorithm::Serpent, _) => block_op::<serpent::Serpent>(spec, k, essiv, "soft"),
-                (Algorithm::Twofish, _) => {
-                    block_op::<ciphers::twofish::Twofish>(spec, k, essiv, "table")
-                }
-                (Algorithm::Camellia, 16) => {
-                    block_op::<camellia::Camellia128>(spec, k, essiv, "soft")
-                }
-                (Algorithm::Camellia, 24) => {
-                    block_op::<camellia::Camellia192>(spec, k, essiv, "soft")
-                }
-                (Algorithm::Camellia, _) => {
-                    block_op::<camellia::Camellia256>(spec, k, essiv, "soft")
-                }
-                (Algorithm::Blowfish, _) => block_op::<blowfish::Blowfish>(spec, k, essiv, "soft"),
-                (Algorithm::Des, _) => block_op::<des::Des>(spec, k, essiv, "soft"),
-                (Algorithm::TripleDes, _) => block_op::<des::TdesEde3>(spec, k, essiv, "soft"),
-                (Algorithm::Rc2, _) => block_op::<rc2::Rc2>(spec, k, essiv, "soft"),
-                (Algorithm::Tea, _) => Box::new(BlockOp::new(
-                    spec,
-                    ciphers::tea::Tea::with_repeats(k, repeats).expect("checked length"),
-                    essiv,
-                    "soft",
-                )),
-                (Algorithm::Xtea, _) => Box::new(BlockOp::new(
-                    spec,
-                    ciphers::tea::Xtea::with_repeats(k, repeats).expect("checked length"),
-                    essiv,
-                    "soft",
-                )),
-                (Algorithm::Rc4 | Algorithm::ChaCha20, _) => {
-                    return Err(SpecError::ModeNotSupported(spec.algorithm, spec.mode).into());
-                }
-            };
-            Ok(op)
+            Ok(Box::new(BlockOp {
+                spec,
+                modes: block_modes(spec.algorithm, key, repeats)?,
+                essiv,
+            }))
         }
     }
 }
 
-fn block_op<C>(
-    spec: CipherSpec,
-    key: &[u8],
-    essiv: Option<Box<dyn EncryptOne>>,
+/// A keyed block cipher in ECB, CBC and CTR with explicit IVs and counters:
+/// the object-safe face of [`BlockModes`], used by the sector ops here and by
+/// the raw legacy modes of the engine.
+pub trait CipherModes: Send {
+    /// Block size in bytes.
+    fn block_size(&self) -> usize;
+    /// The implementation that runs.
+    fn backend(&self) -> &'static str;
+    /// ECB encryption of whole blocks.
+    fn ecb_encrypt(&mut self, data: &mut [u8]);
+    /// ECB decryption of whole blocks.
+    fn ecb_decrypt(&mut self, data: &mut [u8]);
+    /// CBC encryption of whole blocks; `iv` becomes the last ciphertext block.
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]);
+    /// CBC decryption of whole blocks; `iv` becomes the last ciphertext block.
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]);
+    /// CTR (big-endian counter over the whole block); `counter` advances.
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]);
+}
+
+struct Keyed<C> {
+    modes: BlockModes<C>,
     backend: &'static str,
-) -> Box<dyn CipherOp>
+}
+
+impl<C: BlockCipherEncrypt + BlockCipherDecrypt + Send> CipherModes for Keyed<C> {
+    fn block_size(&self) -> usize {
+        self.modes.block_size()
+    }
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+    fn ecb_encrypt(&mut self, data: &mut [u8]) {
+        self.modes.ecb_encrypt(data)
+    }
+    fn ecb_decrypt(&mut self, data: &mut [u8]) {
+        self.modes.ecb_decrypt(data)
+    }
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.modes.cbc_encrypt(iv, data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.modes.cbc_decrypt(iv, data)
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        self.modes.ctr_apply(counter, data)
+    }
+}
+
+fn keyed<C>(
+    cipher: Result<C, cipher::InvalidLength>,
+    algorithm: Algorithm,
+    key_len: usize,
+    backend: &'static str,
+) -> Result<Box<dyn CipherModes>, CipherError>
 where
-    C: KeyInit + BlockCipherEncrypt + BlockCipherDecrypt + Send + 'static,
+    C: BlockCipherEncrypt + BlockCipherDecrypt + Send + 'static,
 {
-    let cipher = C::new_from_slice(key).expect("key length checked by the spec");
-    Box::new(BlockOp::new(spec, cipher, essiv, backend))
+    let cipher = cipher.map_err(|_| CipherError::KeyLength {
+        spec: algorithm.name().to_string(),
+        expected: algorithm.default_key_bits() / 8,
+        got: key_len,
+    })?;
+    Ok(Box::new(Keyed {
+        modes: BlockModes::new(cipher),
+        backend,
+    }))
+}
+
+/// Keys the block cipher `algorithm` with `key` (its length picks the variant:
+/// AES-128/192/256, Blowfish 4-56 bytes, ...). `repeats` applies the block
+/// function that many times per block (TEA and XTEA only). This is the one
+/// place that maps the catalogue's block ciphers to implementations.
+pub fn block_modes(
+    algorithm: Algorithm,
+    key: &[u8],
+    repeats: u32,
+) -> Result<Box<dyn CipherModes>, CipherError> {
+    if repeats > 1 && !matches!(algorithm, Algorithm::Tea | Algorithm::Xtea) {
+        return Err(CipherError::Repeats(algorithm.name()));
+    }
+    let aes = cpu::features().aes_backend();
+    let (a, n) = (algorithm, key.len());
+    match (algorithm, key.len()) {
+        (Algorithm::Aes, 16) => keyed(aes::Aes128::new_from_slice(key), a, n, aes),
+        (Algorithm::Aes, 24) => keyed(aes::Aes192::new_from_slice(key), a, n, aes),
+        (Algorithm::Aes, _) => keyed(aes::Aes256::new_from_slice(key), a, n, aes),
+        (Algorithm::Serpent, _) => keyed(
+            ciphers::Serpent::new_from_slice(key),
+            a,
+            n,
+            ciphers::serpent_backend(),
+        ),
+        (Algorithm::Twofish, _) => keyed(
+            ciphers::twofish::Twofish::new_from_slice(key),
+            a,
+            n,
+            "table",
+        ),
+        (Algorithm::Camellia, 16) => {
+            keyed(camellia::Camellia128::new_from_slice(key), a, n, "soft")
+        }
+        (Algorithm::Camellia, 24) => {
+            keyed(camellia::Camellia192::new_from_slice(key), a, n, "soft")
+        }
+        (Algorithm::Camellia, _) => keyed(camellia::Camellia256::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Blowfish, _) => keyed(<blowfish::Blowfish>::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "soft"),
+        (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Rc2, _) => keyed(rc2::Rc2::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Tea, _) => keyed(ciphers::tea::Tea::with_repeats(key, repeats), a, n, "soft"),
+        (Algorithm::Xtea, _) => keyed(ciphers::tea::Xtea::with_repeats(key, repeats), a, n, "soft"),
+        (Algorithm::Rc4 | Algorithm::ChaCha20, _) => {
+            Err(SpecError::ModeNotSupported(algorithm, Mode::Ecb).into())
+        }
+    }
 }
 
 fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherError> {
@@ -224,7 +295,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
         (Algorithm::Aes, 16) => xts::<aes::Aes128>(spec, key, aes),
         (Algorithm::Aes, 24) => xts::<aes::Aes192>(spec, key, aes),
         (Algorithm::Aes, _) => xts::<aes::Aes256>(spec, key, aes),
-        (Algorithm::Serpent, _) => xts::<serpent::Serpent>(spec, key, "soft"),
+        (Algorithm::Serpent, _) => xts::<ciphers::Serpent>(spec, key, ciphers::serpent_backend()),
         (Algorithm::Twofish, _) => xts::<ciphers::twofish::Twofish>(spec, key, "table"),
         (Algorithm::Camellia, 16) => xts::<camellia::Camellia128>(spec, key, "soft"),
         (Algorithm::Camellia, 24) => xts::<camellia::Camellia192>(spec, key, "soft"),
@@ -233,38 +304,27 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
     })
 }
 
-/// Encrypts a single block: the ESSIV IV cipher.
-trait EncryptOne: Send {
-    fn encrypt_one(&self, block: &mut [u8]);
-}
-
-impl<C: BlockCipherEncrypt + Send> EncryptOne for C {
-    fn encrypt_one(&self, block: &mut [u8]) {
-        let (blocks, _) = cipher::Block::<C>::slice_as_chunks_mut(block);
-        self.encrypt_blocks(blocks);
-    }
-}
-
 /// The ESSIV cipher: the same algorithm keyed with SHA-256 of the key (dm-crypt).
-fn essiv_cipher(alg: Algorithm, key: &[u8]) -> Result<Box<dyn EncryptOne>, CipherError> {
+fn essiv_cipher(alg: Algorithm, key: &[u8]) -> Result<Box<dyn CipherModes>, CipherError> {
     let salt = Zeroizing::new(<[u8; 32]>::from(Sha256::digest(key)));
-    let s = &salt[..];
-    fn mk<C: KeyInit + BlockCipherEncrypt + Send + 'static>(k: &[u8]) -> Box<dyn EncryptOne> {
-        Box::new(C::new_from_slice(k).expect("256-bit key"))
+    match alg {
+        Algorithm::Aes
+        | Algorithm::Serpent
+        | Algorithm::Twofish
+        | Algorithm::Camellia
+        | Algorithm::Blowfish
+        | Algorithm::Rc2 => block_modes(alg, &salt[..], 1),
+        other => Err(CipherError::EssivKey(other.name())),
     }
-    Ok(match alg {
-        Algorithm::Aes => mk::<aes::Aes256>(s),
-        Algorithm::Serpent => mk::<serpent::Serpent>(s),
-        Algorithm::Twofish => mk::<ciphers::twofish::Twofish>(s),
-        Algorithm::Camellia => mk::<camellia::Camellia256>(s),
-        Algorithm::Blowfish => mk::<blowfish::Blowfish>(s),
-        Algorithm::Rc2 => mk::<rc2::Rc2>(s),
-        other => return Err(CipherError::EssivKey(other.name())),
-    })
 }
 
 /// The IV of `sector` for a cipher with `bs`-byte blocks (dm-crypt's IV modes).
-fn sector_iv(iv: IvGen, sector: u64, bs: usize, essiv: Option<&dyn EncryptOne>) -> [u8; 16] {
+fn sector_iv(
+    iv: IvGen,
+    sector: u64,
+    bs: usize,
+    essiv: Option<&mut Box<dyn CipherModes>>,
+) -> [u8; 16] {
     let mut out = [0u8; 16];
     match iv {
         IvGen::None | IvGen::Random => {}
@@ -274,7 +334,7 @@ fn sector_iv(iv: IvGen, sector: u64, bs: usize, essiv: Option<&dyn EncryptOne>) 
         IvGen::EssivSha256 => {
             out[..8].copy_from_slice(&sector.to_le_bytes());
             if let Some(c) = essiv {
-                c.encrypt_one(&mut out[..bs]);
+                c.ecb_encrypt(&mut out[..bs]);
             }
         }
     }
@@ -282,28 +342,13 @@ fn sector_iv(iv: IvGen, sector: u64, bs: usize, essiv: Option<&dyn EncryptOne>) 
 }
 
 /// ECB, CBC or CTR over any block cipher.
-struct BlockOp<C> {
+struct BlockOp {
     spec: CipherSpec,
-    modes: BlockModes<C>,
-    essiv: Option<Box<dyn EncryptOne>>,
-    backend: &'static str,
+    modes: Box<dyn CipherModes>,
+    essiv: Option<Box<dyn CipherModes>>,
 }
 
-impl<C: BlockCipherEncrypt + BlockCipherDecrypt> BlockOp<C> {
-    fn new(
-        spec: CipherSpec,
-        cipher: C,
-        essiv: Option<Box<dyn EncryptOne>>,
-        backend: &'static str,
-    ) -> Self {
-        BlockOp {
-            spec,
-            modes: BlockModes::new(cipher),
-            essiv,
-            backend,
-        }
-    }
-
+impl BlockOp {
     fn check(&self, data: &[u8]) -> Result<usize, CipherError> {
         let bs = self.modes.block_size();
         if self.spec.mode != Mode::Ctr && !data.len().is_multiple_of(bs) {
@@ -317,18 +362,18 @@ impl<C: BlockCipherEncrypt + BlockCipherDecrypt> BlockOp<C> {
     }
 }
 
-impl<C: BlockCipherEncrypt + BlockCipherDecrypt + Send> CipherOp for BlockOp<C> {
+impl CipherOp for BlockOp {
     fn spec(&self) -> &CipherSpec {
         &self.spec
     }
 
     fn backend(&self) -> &'static str {
-        self.backend
+        self.modes.backend()
     }
 
     fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
         let bs = self.check(data)?;
-        let mut iv = sector_iv(self.spec.iv, sector, bs, self.essiv.as_deref());
+        let mut iv = sector_iv(self.spec.iv, sector, bs, self.essiv.as_mut());
         match self.spec.mode {
             Mode::Ecb => self.modes.ecb_encrypt(data),
             Mode::Cbc => self.modes.cbc_encrypt(&mut iv[..bs], data),
@@ -339,7 +384,7 @@ impl<C: BlockCipherEncrypt + BlockCipherDecrypt + Send> CipherOp for BlockOp<C> 
 
     fn decrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
         let bs = self.check(data)?;
-        let mut iv = sector_iv(self.spec.iv, sector, bs, self.essiv.as_deref());
+        let mut iv = sector_iv(self.spec.iv, sector, bs, self.essiv.as_mut());
         match self.spec.mode {
             Mode::Ecb => self.modes.ecb_decrypt(data),
             Mode::Cbc => self.modes.cbc_decrypt(&mut iv[..bs], data),

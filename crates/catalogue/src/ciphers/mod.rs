@@ -7,3 +7,13 @@ pub mod twofish;
 
 /// The Serpent implementation the catalogue uses.
 pub type Serpent = serpent::Serpent;
+
+/// Which Serpent implementation runs.
+pub fn serpent_backend() -> &'static str {
+    "soft"
+}
+
+/// The DES implementation the catalogue uses.
+pub type Des = des::Des;
+/// The Triple-DES (EDE3) implementation the catalogue uses.
+pub type TdesEde3 = des::TdesEde3;

@@ -1,0 +1,673 @@
+#!/usr/bin/env python3
+"""Compare `clustercrypt bench` with OpenSSL, libgcrypt and the RustCrypto crates.
+
+The target: every row at least 0.9x the faster of OpenSSL (`openssl speed
+-evp`) and libgcrypt where either has the cipher, and at least as fast as the
+best Rust crate otherwise. Our own code (block-cipher modes, Twofish, XTEA,
+Serpent) must also beat the RustCrypto compositions it replaces.
+
+What runs, on one thread unless said otherwise, row by row so that a busy
+moment of the (shared) machine falls on all sides of a row alike:
+  * ours:      target/release/clustercrypt bench --cipher SPEC --key-size BITS
+               --no-kdf --format json (1 MiB buffer, 64 KiB requests with an
+               IV each, >= --time s per direction, MiB = 2^20 bytes); built
+               with `cargo build --release` first unless --no-build.
+  * OpenSSL:   openssl speed -elapsed -evp NAME -bytes 1048576 -seconds N, and
+               again with -decrypt (OpenSSL 3); its 1000-byte "k" figures are
+               converted to MiB/s. Whole seconds only: N = max(1, round(--time)).
+               OpenSSL processes the 1 MiB buffer as one request per call.
+  * libgcrypt: scripts/gcrypt_bench.c, built into target/compare/, measures
+               exactly like ours.
+  * crates:    crates/catalogue/examples/versus_crates.rs: ours and the
+               RustCrypto composition side by side in one process, for the rows
+               of our own code and the rows no library has (--crates).
+  * threads:   `--threads all` aggregate against one thread for parallel modes
+               (target 1.8x on this 2-core machine); --no-threads skips it.
+
+With --runs N every figure is the best of N measurements. The tables go to
+stdout (progress to stderr), and to a Markdown file with --markdown FILE.
+--strict exits with status 1 when any row is BELOW its target.
+
+Usage:
+  python3 scripts/compare.py                      # every row, 1 s per direction
+  python3 scripts/compare.py --quick              # 0.3 s per direction
+  python3 scripts/compare.py --rows aes-xts:512,twofish-cbc:256 --markdown out.md
+  python3 scripts/compare.py --threads-only
+
+Rows are written label:key_bits, with labels and key sizes as `clustercrypt
+ciphers` prints them (XTS counts both keys: aes-xts:512 is AES-256).
+Python 3 standard library only.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "target" / "compare"
+CLI = ROOT / "target" / "release" / "clustercrypt"
+GCRYPT_SRC = ROOT / "scripts" / "gcrypt_bench.c"
+GCRYPT_BIN = WORK / "gcrypt_bench"
+MIB = 1048576.0
+
+LIBRARY_TARGET = 0.9  # ours / max(OpenSSL, libgcrypt)
+CRATE_TARGET = 1.0  # ours / best RustCrypto crate
+THREADS_TARGET = 1.8  # --threads all / 1 thread, on 2 cores
+
+# Rows whose code is our own (modes over AES; Twofish, Serpent, XTEA): the
+# crate comparison always covers these when they are selected. Rows without a
+# library reference are added to it as well.
+OWN_CODE_ROWS = [
+    "aes-ecb:128", "aes-ecb:256", "aes-cbc:128", "aes-cbc:256",
+    "aes-ctr:128", "aes-ctr:256", "aes-xts:256", "aes-xts:512",
+    "twofish-ecb:128", "twofish-ecb:192", "twofish-ecb:256",
+    "twofish-cbc:128", "twofish-cbc:192", "twofish-cbc:256",
+    "serpent-ecb:128", "serpent-ecb:256", "serpent-cbc:128", "serpent-cbc:256",
+    "serpent-ctr:128", "serpent-ctr:256", "serpent-xts:256", "serpent-xts:512",
+    "xtea-ecb:128", "xtea-cbc:128", "xtea-ctr:128",
+]
+
+# Thread-scaling rows: (row, directions checked). CBC encryption is sequential.
+THREADS_ROWS = [
+    ("aes-xts:512", ("enc", "dec")),
+    ("serpent-xts:512", ("enc", "dec")),
+    ("twofish-cbc:256", ("dec",)),
+    ("chacha20:256", ("enc", "dec")),
+]
+
+# OpenSSL 3 keeps these in the legacy provider.
+LEGACY_PREFIXES = ("bf-", "des-ecb", "des-cbc", "rc2-", "rc4")
+
+
+def log(msg):
+    print(f"[compare] {msg}", file=sys.stderr, flush=True)
+
+
+def run(cmd, check=True, **kw):
+    """Runs a command, returning its CompletedProcess (text mode)."""
+    return subprocess.run(cmd, text=True, capture_output=True, check=check, **kw)
+
+
+# ----------------------------------------------------------------------------
+# Rows
+
+
+def split_rows(text):
+    rows = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if ":" not in part:
+            sys.exit(f"compare.py: row '{part}' is not label:key_bits (e.g. aes-xts:512)")
+        label, bits = part.rsplit(":", 1)
+        try:
+            rows.append((label, int(bits)))
+        except ValueError:
+            sys.exit(f"compare.py: row '{part}': '{bits}' is not a number of bits")
+    return rows
+
+
+def row_name(row):
+    return f"{row[0]}:{row[1]}"
+
+
+def catalogue():
+    """Our rows as `clustercrypt ciphers --json` lists them, in table order."""
+    out = run([str(CLI), "ciphers", "--json"]).stdout
+    return [
+        {"label": r["cipher"], "bits": r["key_bits"], "spec": r["spec"], "mode": r["mode"]}
+        for r in json.loads(out)
+    ]
+
+
+# ----------------------------------------------------------------------------
+# Building
+
+
+def build_cli(args):
+    if args.no_build:
+        if not CLI.exists():
+            sys.exit(f"compare.py: {CLI} is missing and --no-build was given")
+        return
+    log("cargo build --release -p clustercrypt")
+    p = subprocess.run(
+        ["cargo", "build", "--release", "-p", "clustercrypt"],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    if p.returncode != 0:
+        if CLI.exists():
+            log("cargo build failed; using the existing target/release/clustercrypt:\n"
+                + p.stdout[-2000:])
+        else:
+            sys.exit("compare.py: cargo build failed:\n" + p.stdout[-4000:])
+
+
+def build_gcrypt():
+    """Builds scripts/gcrypt_bench.c; returns the binary or None."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    if GCRYPT_BIN.exists() and GCRYPT_BIN.stat().st_mtime >= GCRYPT_SRC.stat().st_mtime:
+        return GCRYPT_BIN
+    cc = os.environ.get("CC", "cc")
+    cmd = [cc, "-O2", str(GCRYPT_SRC), "-lgcrypt", "-o", str(GCRYPT_BIN)]
+    log(" ".join(cmd))
+    p = subprocess.run(cmd, text=True, capture_output=True)
+    if p.returncode != 0:
+        log("cannot build the libgcrypt program (is libgcrypt20-dev installed?); "
+            "no libgcrypt column:\n" + p.stderr[-2000:])
+        return None
+    return GCRYPT_BIN
+
+
+# ----------------------------------------------------------------------------
+# Ours
+
+
+def bench_ours(rows, specs, seconds, runs, threads="1"):
+    """Runs clustercrypt bench; returns {(label, bits): (enc, dec, impl)}, each
+    figure the best of `runs` (aggregate over the workers with --threads)."""
+    groups = {}
+    # --key-size applies to every --cipher of a run: one run per key size.
+    for row in rows:
+        groups.setdefault(row[1], []).extend(["--cipher", specs[row]])
+    out = {}
+    for bits, cipher_args in groups.items():
+        cmd = [str(CLI), "bench", *cipher_args, "--key-size", str(bits), "--no-kdf",
+               "--format", "json", "--time", f"{seconds:g}", "--runs", str(runs),
+               "--threads", threads]
+        p = run(cmd, check=False)
+        if p.returncode != 0:
+            log(f"{' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
+            continue
+        for r in json.loads(p.stdout)["ciphers"]:
+            enc = r.get("encrypt", {}).get("max", r["encrypt_mib_s"])
+            dec = r.get("decrypt", {}).get("max", r["decrypt_mib_s"])
+            out[(r["cipher"], r["key_bits"])] = (enc, dec, r.get("implementation", ""))
+    return out
+
+
+# ----------------------------------------------------------------------------
+# OpenSSL
+
+
+def openssl_name(label, bits):
+    """OpenSSL's EVP name for a row, or None. A trailing '*' marks a stand-in."""
+    if label == "chacha20":
+        return "chacha20"
+    if label == "chacha20-poly1305":
+        return "chacha20-poly1305"
+    if label == "rc4":
+        # openssl speed keys RC4 with 128 bits; RC4's speed after the key
+        # schedule does not depend on the key length.
+        return "rc4" if bits == 128 else "rc4*"
+    if "-" not in label:
+        return None
+    alg, mode = label.rsplit("-", 1)
+    if alg == "aes":
+        if mode in ("ecb", "cbc", "ctr", "gcm") and bits in (128, 192, 256):
+            return f"aes-{bits}-{mode}"
+        if mode == "xts" and bits in (256, 512):  # OpenSSL has no AES-192-XTS
+            return f"aes-{bits // 2}-xts"
+    if alg == "camellia" and mode in ("ecb", "cbc", "ctr") and bits in (128, 192, 256):
+        return f"camellia-{bits}-{mode}"
+    if alg == "blowfish" and bits == 128 and mode in ("ecb", "cbc"):
+        return f"bf-{mode}"
+    if alg == "des" and bits == 64 and mode in ("ecb", "cbc"):
+        return f"des-{mode}"
+    if alg == "des3_ede" and bits == 192:
+        return {"ecb": "des-ede3", "cbc": "des-ede3-cbc"}.get(mode)
+    if alg == "rc2" and bits == 128 and mode in ("ecb", "cbc"):
+        return f"rc2-{mode}"
+    return None
+
+
+def openssl_speed(name, seconds, decrypt):
+    """MiB/s of `openssl speed` for an EVP name, or None."""
+    cmd = ["openssl", "speed", "-elapsed"]
+    if name.startswith(LEGACY_PREFIXES):
+        cmd += ["-provider", "legacy", "-provider", "default"]
+    cmd += ["-evp", name, "-bytes", "1048576", "-seconds", str(seconds)]
+    if decrypt:
+        cmd.append("-decrypt")
+    try:
+        p = run(cmd, check=False, timeout=120 + 4 * seconds)
+    except subprocess.TimeoutExpired:
+        return None
+    if p.returncode != 0:
+        return None
+    # "type        1048576 bytes" then "AES-128-XTS   12012415.57k": the figure
+    # is in 1000s of bytes per second.
+    lines = p.stdout.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("type") and "1048576" in line:
+            for data in lines[i + 1:]:
+                m = re.search(r"([0-9.]+)k\s*$", data)
+                if m:
+                    return float(m.group(1)) * 1000.0 / MIB
+    return None
+
+
+def best_pair(pairs):
+    """Best encryption and best decryption figure over runs (None when absent)."""
+    enc = [p[0] for p in pairs if p[0] is not None]
+    dec = [p[1] for p in pairs if p[1] is not None]
+    return (max(enc) if enc else None, max(dec) if dec else None)
+
+
+class OpenSSL:
+    """`openssl speed` per row, each EVP name measured once."""
+
+    def __init__(self, seconds, runs):
+        self.seconds, self.runs, self.cache = seconds, runs, {}
+        self.version = None
+        if shutil.which("openssl"):
+            self.version = run(["openssl", "version"], check=False).stdout.strip()
+        else:
+            log("openssl not found; no OpenSSL column")
+
+    def row(self, row):
+        """(enc, dec, name) for a row, or None."""
+        name = openssl_name(*row)
+        if not name or not self.version:
+            return None
+        evp = name.rstrip("*")
+        if evp not in self.cache:
+            self.cache[evp] = best_pair([
+                (openssl_speed(evp, self.seconds, False), openssl_speed(evp, self.seconds, True))
+                for _ in range(self.runs)
+            ])
+        enc, dec = self.cache[evp]
+        if enc is None and dec is None:
+            return None
+        return (enc, dec, name)
+
+
+# ----------------------------------------------------------------------------
+# libgcrypt
+
+
+class Gcrypt:
+    """scripts/gcrypt_bench.c per row."""
+
+    def __init__(self, seconds, runs):
+        self.seconds, self.runs = seconds, runs
+        self.binary, self.version, self.have = build_gcrypt(), None, set()
+        if self.binary:
+            for line in run([str(self.binary), "--list"]).stdout.splitlines():
+                label, bits = line.split()
+                self.have.add((label, int(bits)))
+
+    def row(self, row):
+        """(enc, dec) for a row, or None."""
+        if row not in self.have:
+            return None
+        pairs = []
+        for _ in range(self.runs):
+            p = run([str(self.binary), "-t", f"{self.seconds:g}", row_name(row)], check=False)
+            if p.returncode != 0:
+                log(f"gcrypt_bench {row_name(row)} failed:\n" + p.stderr[-2000:])
+                continue
+            for line in p.stdout.splitlines():
+                if line.startswith("# libgcrypt"):
+                    self.version = line[2:].split(";")[0]
+                if line.startswith("#") or not line.strip():
+                    continue
+                f = line.split()
+                if (f[0], int(f[1])) == row:
+                    pairs.append((float(f[2]), float(f[3])))
+        return best_pair(pairs) if pairs else None
+
+
+# ----------------------------------------------------------------------------
+# RustCrypto crates
+
+
+def bench_crates(rows, seconds, runs):
+    """Runs the versus_crates example; returns {row: (oe, od, ce, cd, ref, impl)}."""
+    out = {}
+    if not rows:
+        return out
+    base = ["cargo", "run", "--release", "-q", "-p", "clustercrypt-catalogue",
+            "--example", "versus_crates", "--"]
+    log("cargo run --release -p clustercrypt-catalogue --example versus_crates")
+    p = subprocess.run(base + ["--list"], cwd=ROOT, text=True, capture_output=True)
+    if p.returncode != 0:
+        log("cannot build or run the versus_crates example; no crate comparison:\n"
+            + p.stderr[-2000:])
+        return out
+    have = set()
+    for line in p.stdout.splitlines():
+        if line.strip():
+            label, bits = line.split()[0].rsplit(":", 1)
+            have.add((label, int(bits)))
+    todo = [r for r in rows if r in have]
+    if not todo:
+        return out
+    log(f"versus_crates: {len(todo)} rows")
+    p = subprocess.run(base + ["--time", f"{seconds:g}", "--runs", str(runs),
+                               "--rows", ",".join(map(row_name, todo))],
+                       cwd=ROOT, text=True, capture_output=True)
+    if p.returncode != 0:
+        log("versus_crates reported a failure:\n" + p.stderr[-2000:])
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[0] == "#" and f[2] == "MISMATCH":
+            label, bits = f[1].rsplit(":", 1)
+            out[(label, int(bits))] = None  # the two sides disagreed
+            continue
+        if line.startswith("#") or not f:
+            continue
+        label, bits = f[0].rsplit(":", 1)
+        out[(label, int(bits))] = (float(f[1]), float(f[2]), float(f[3]), float(f[4]),
+                                   f[6] if len(f) > 6 else "crate", f[7] if len(f) > 7 else "")
+    return out
+
+
+# ----------------------------------------------------------------------------
+# Threads
+
+
+def bench_threads(rows, specs, seconds, runs):
+    """[(row, directions, one, all)] with one/all = (enc, dec)."""
+    out = []
+    for row, dirs in rows:
+        log(f"threads: {row_name(row)}")
+        one = bench_ours([row], specs, seconds, runs, "1").get(row)
+        many = bench_ours([row], specs, seconds, runs, "all").get(row)
+        out.append((row, dirs, one, many))
+    return out
+
+
+# ----------------------------------------------------------------------------
+# Report
+
+
+def fmt(v, nd=1):
+    return "-" if v is None else f"{v:.{nd}f}"
+
+
+def ratio(a, b):
+    if a is None or not b:
+        return None
+    return a / b
+
+
+def best_of(candidates):
+    """candidates: [(source, value)] -> (source, value) of the largest value."""
+    present = [(s, v) for s, v in candidates if v is not None]
+    if not present:
+        return None, None
+    return max(present, key=lambda c: c[1])
+
+
+def main_table(rows, ours, ossl, gcry, crates):
+    headers = ["row", "ours enc", "ours dec", "OpenSSL enc", "OpenSSL dec", "gcrypt enc",
+               "gcrypt dec", "best ref", "best enc", "best dec", "enc ratio", "dec ratio",
+               "target", "mark"]
+    table, tally, notes = [], {}, set()
+    for row in rows:
+        oe, od, _ = ours.get(row, (None, None, None))
+        se, sd, sname = ossl.get(row, (None, None, None))
+        ge, gd = gcry.get(row, (None, None))
+        if sname and sname.endswith("*"):
+            notes.add("rc4*")
+        if any(v is not None for v in (se, sd, ge, gd)):
+            src_e, be = best_of([("openssl", se), ("gcrypt", ge)])
+            src_d, bd = best_of([("openssl", sd), ("gcrypt", gd)])
+            # One name when one library is the faster both ways, else enc/dec.
+            src = src_e if src_e == src_d else f"{src_e or '-'}/{src_d or '-'}"
+            target = LIBRARY_TARGET
+        elif crates.get(row):
+            _, _, be, bd, cname, _ = crates[row]
+            src, target = f"crate {cname}", CRATE_TARGET
+        elif row in crates:
+            src, be, bd, target = "crate MISMATCH", None, None, None
+        else:
+            src, be, bd, target = "none", None, None, None
+        re_, rd = ratio(oe, be), ratio(od, bd)
+        if src == "crate MISMATCH":
+            mark = "MISMATCH"
+        elif oe is None and od is None:
+            mark = "ERROR"
+        elif target is None:
+            mark = "n/a"
+        else:
+            present = [r for r in (re_, rd) if r is not None]
+            mark = "PASS" if present and min(present) >= target else "BELOW"
+        tally[mark] = tally.get(mark, 0) + 1
+        table.append([row_name(row), fmt(oe), fmt(od), fmt(se), fmt(sd), fmt(ge), fmt(gd),
+                      src, fmt(be), fmt(bd), fmt(re_, 2), fmt(rd, 2),
+                      "-" if target is None else f"{target:g}", mark])
+    return headers, table, tally, notes
+
+
+def crates_table(rows, crates):
+    headers = ["row", "ours enc", "ours dec", "crate enc", "crate dec", "crate", "our impl",
+               "enc ratio", "dec ratio", "mark"]
+    table, tally = [], {}
+    for row in rows:
+        if row not in crates:
+            continue
+        if crates[row] is None:
+            table.append([row_name(row)] + ["-"] * 8 + ["MISMATCH"])
+            tally["MISMATCH"] = tally.get("MISMATCH", 0) + 1
+            continue
+        oe, od, ce, cd, cname, impl = crates[row]
+        re_, rd = ratio(oe, ce), ratio(od, cd)
+        mark = "PASS" if min(re_, rd) >= CRATE_TARGET else "BELOW"
+        tally[mark] = tally.get(mark, 0) + 1
+        table.append([row_name(row), fmt(oe), fmt(od), fmt(ce), fmt(cd), cname, impl,
+                      fmt(re_, 2), fmt(rd, 2), mark])
+    return headers, table, tally
+
+
+def threads_table(results):
+    headers = ["row", "checked", "1 thread enc", "1 thread dec", "all enc", "all dec",
+               "enc scaling", "dec scaling", "mark"]
+    table, tally = [], {}
+    for row, dirs, one, many in results:
+        if not one or not many:
+            table.append([row_name(row), "/".join(dirs), "-", "-", "-", "-", "-", "-", "ERROR"])
+            tally["ERROR"] = tally.get("ERROR", 0) + 1
+            continue
+        se, sd = ratio(many[0], one[0]), ratio(many[1], one[1])
+        checked = [s for d, s in (("enc", se), ("dec", sd)) if d in dirs]
+        mark = "PASS" if all(s is not None and s >= THREADS_TARGET for s in checked) else "BELOW"
+        tally[mark] = tally.get(mark, 0) + 1
+        table.append([row_name(row), "/".join(dirs), fmt(one[0]), fmt(one[1]), fmt(many[0]),
+                      fmt(many[1]), fmt(se, 2) + ("" if "enc" in dirs else " (seq)"),
+                      fmt(sd, 2), mark])
+    return headers, table, tally
+
+
+def render_text(headers, table):
+    widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h)
+              for i, h in enumerate(headers)]
+    lines = ["  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in
+                       enumerate(zip(headers, widths)))]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in table:
+        lines.append("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                               enumerate(zip(r, widths))))
+    return "\n".join(lines)
+
+
+def render_markdown(headers, table):
+    lines = ["| " + " | ".join(headers) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    for r in table:
+        lines.append("| " + " | ".join(r) + " |")
+    return "\n".join(lines)
+
+
+def summary(tally):
+    return ", ".join(f"{n} {k}" for k, n in sorted(tally.items())) or "no rows"
+
+
+# ----------------------------------------------------------------------------
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(
+        description="Compare clustercrypt bench rows with OpenSSL, libgcrypt and the "
+                    "RustCrypto crates, and print the ratios.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Example: python3 scripts/compare.py --rows aes-xts:512,twofish-cbc:256 --quick")
+    ap.add_argument("--time", type=float, default=1.0, metavar="SECONDS",
+                    help="minimum seconds per direction and row (default 1; OpenSSL takes "
+                         "whole seconds, at least 1)")
+    ap.add_argument("--quick", action="store_true", help="same as --time 0.3")
+    ap.add_argument("--runs", type=int, default=1, metavar="N",
+                    help="measure every figure N times and keep the best (default 1)")
+    ap.add_argument("--rows", metavar="ROW,ROW", help="only these rows, e.g. aes-xts:512,"
+                    "twofish-cbc:256 (default: every row of `clustercrypt ciphers`)")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown")
+    ap.add_argument("--crates", choices=["default", "all", "none"], default="default",
+                    help="crate comparison: our own code's rows and rows with no library "
+                         "reference (default), every selected row it can do (all), or none")
+    ap.add_argument("--no-threads", action="store_true", help="skip the --threads check")
+    ap.add_argument("--threads-only", action="store_true", help="run only the --threads check")
+    ap.add_argument("--threads-rows", metavar="ROW,ROW",
+                    help="rows of the --threads check (default: "
+                         + ", ".join(r for r, _ in THREADS_ROWS) + ")")
+    ap.add_argument("--no-openssl", action="store_true", help="skip OpenSSL")
+    ap.add_argument("--no-gcrypt", action="store_true", help="skip libgcrypt")
+    ap.add_argument("--no-build", action="store_true",
+                    help="use the existing target/release/clustercrypt")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit with status 1 if any row is BELOW its target")
+    args = ap.parse_args()
+    if args.quick:
+        args.time = 0.3
+    if args.time <= 0:
+        ap.error("--time must be positive")
+    if args.runs < 1:
+        ap.error("--runs must be at least 1")
+    return args
+
+
+def main():
+    args = parse_args()
+    seconds = args.time
+    ossl_seconds = max(1, round(seconds))
+    build_cli(args)
+    cat = catalogue()
+    specs = {(r["label"], r["bits"]): r["spec"] for r in cat}
+    modes = {(r["label"], r["bits"]): r["mode"] for r in cat}
+    every = [(r["label"], r["bits"]) for r in cat]
+    if args.rows:
+        wanted = split_rows(args.rows)
+        unknown = [row_name(r) for r in wanted if r not in specs]
+        if unknown:
+            sys.exit(f"compare.py: unknown rows {', '.join(unknown)}; known: "
+                     + ", ".join(map(row_name, every)))
+        rows = [r for r in every if r in wanted]
+    else:
+        rows = every
+
+    if args.threads_rows:
+        threads_rows = []
+        for r in split_rows(args.threads_rows):
+            if r not in specs:
+                sys.exit(f"compare.py: unknown row {row_name(r)} in --threads-rows")
+            mode = modes[r]
+            dirs = ("dec",) if mode == "cbc" else ("enc", "dec")
+            threads_rows.append((r, dirs))
+    else:
+        threads_rows = [(tuple(split_rows(n)[0]), d) for n, d in THREADS_ROWS]
+        if args.rows:
+            threads_rows = [t for t in threads_rows if t[0] in rows]
+    if args.no_threads:
+        threads_rows = []
+
+    ours, ossl, gcry, crates = {}, {}, {}, {}
+    ossl_version = gcry_version = None
+    if not args.threads_only:
+        openssl = None if args.no_openssl else OpenSSL(ossl_seconds, args.runs)
+        gcrypt = None if args.no_gcrypt else Gcrypt(seconds, args.runs)
+        # Row by row, ours next to its references, so that the load of the
+        # (shared) machine at a given moment falls on all sides of a row.
+        for i, row in enumerate(rows, 1):
+            log(f"[{i}/{len(rows)}] {row_name(row)}")
+            ours.update(bench_ours([row], specs, seconds, args.runs))
+            got = openssl.row(row) if openssl else None
+            if got:
+                ossl[row] = got
+            got = gcrypt.row(row) if gcrypt else None
+            if got:
+                gcry[row] = got
+        ossl_version = openssl.version if openssl else None
+        gcry_version = gcrypt.version if gcrypt else None
+        if args.crates != "none":
+            if args.crates == "all":
+                crate_rows = rows
+            else:
+                own = set(split_rows(",".join(OWN_CODE_ROWS)))
+                crate_rows = [r for r in rows if r in own or (r not in ossl and r not in gcry)]
+            crates = bench_crates(crate_rows, seconds, args.runs)
+    threads = bench_threads(threads_rows, specs, seconds, args.runs) if threads_rows else []
+
+    machine = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                machine = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    header = [
+        f"clustercrypt comparison, {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}, "
+        f"{machine or platform.machine()}, {os.cpu_count()} CPUs",
+        f"method: 1 MiB buffer, 64 KiB requests with an IV each, >= {seconds:g} s per direction "
+        f"(OpenSSL: -seconds {ossl_seconds}, one 1 MiB request per call, -elapsed), "
+        f"MiB/s = 2^20 bytes/s, one thread, best of {args.runs} run(s)",
+        f"references: {ossl_version or 'OpenSSL: not run'}; {gcry_version or 'libgcrypt: not run'}",
+        f"targets: ours >= {LIBRARY_TARGET}x max(OpenSSL, libgcrypt) where either has the row, "
+        f">= {CRATE_TARGET}x the best crate otherwise; --threads all >= {THREADS_TARGET}x one "
+        "thread",
+    ]
+    sections = []
+    below = 0
+    if not args.threads_only:
+        h, t, tally, notes = main_table(rows, ours, ossl, gcry, crates)
+        below += tally.get("BELOW", 0) + tally.get("ERROR", 0) + tally.get("MISMATCH", 0)
+        foot = [f"rows: {summary(tally)}"]
+        if notes:
+            foot.append("rc4:256: OpenSSL speed keys RC4 with 128 bits (its speed does not "
+                        "depend on the key length)")
+        sections.append(("Ours against OpenSSL and libgcrypt (MiB/s)", h, t, foot))
+        h, t, tally = crates_table(rows, crates)
+        below += tally.get("BELOW", 0) + tally.get("MISMATCH", 0)
+        if t:
+            sections.append(("Our code against the RustCrypto compositions it replaces "
+                             "(same process, alternating; MiB/s, target 1.0)", h, t,
+                             [f"rows: {summary(tally)}"]))
+    if threads:
+        h, t, tally = threads_table(threads)
+        below += tally.get("BELOW", 0) + tally.get("ERROR", 0)
+        sections.append((f"--threads all against 1 thread (aggregate MiB/s, target "
+                         f"{THREADS_TARGET}x on {os.cpu_count()} CPUs)", h, t,
+                         [f"rows: {summary(tally)}"]))
+
+    text = ["\n".join(header)]
+    md = ["# clustercrypt performance comparison", "", "\n\n".join(header), ""]
+    for title, h, t, foot in sections:
+        text.append(f"\n== {title}\n{render_text(h, t)}\n" + "\n".join(foot))
+        md += [f"## {title}", "", render_markdown(h, t), "", *[f"{f}  " for f in foot], ""]
+    print("\n".join(text), flush=True)
+    if args.markdown:
+        Path(args.markdown).write_text("\n".join(md) + "\n")
+        log(f"wrote {args.markdown}")
+    if args.strict and below:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
