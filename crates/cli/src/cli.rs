@@ -21,6 +21,12 @@ pub struct Cli {
 pub enum Command {
     /// Benchmark ciphers and KDFs in user space (a `cryptsetup benchmark` for every cipher).
     Bench(BenchArgs),
+    /// Encrypt a file in parallel into the authenticated chunked format (or --raw legacy modes).
+    Encrypt(crate::crypt::EncryptArgs),
+    /// Decrypt a file; nothing is written unless every chunk verifies.
+    Decrypt(crate::crypt::CryptArgs),
+    /// Write a new random 256-bit key file (mode 0600).
+    Keygen(crate::crypt::KeygenArgs),
     /// List the cipher catalogue: algorithms, modes, key sizes, and which are insecure.
     Ciphers(CiphersArgs),
 }

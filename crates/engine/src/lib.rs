@@ -12,6 +12,7 @@ pub mod error;
 pub mod format;
 pub mod keys;
 pub mod pipeline;
+pub mod raw;
 pub mod stream;
 pub mod suite;
 

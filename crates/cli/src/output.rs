@@ -1,0 +1,121 @@
+//! Writing results safely: to a temporary file next to the target, renamed into
+//! place only when everything succeeded (and verified); never over the input;
+//! never over an existing file without `--force`. `-` is standard output.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::CliError;
+
+/// Where the result goes.
+pub enum Sink {
+    /// Standard output.
+    Stdout(BufWriter<std::io::Stdout>),
+    /// A temporary file that becomes `target` on [`Sink::commit`].
+    File {
+        /// The temporary file.
+        tmp: BufWriter<tempfile::NamedTempFile>,
+        /// The final path.
+        target: PathBuf,
+        /// Overwrite an existing target.
+        force: bool,
+    },
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+impl Sink {
+    /// Opens the output `out` for a run reading `input` (`-` for stdin/stdout).
+    pub fn open(out: &Path, input: &Path, force: bool) -> Result<Sink, CliError> {
+        if out == Path::new("-") {
+            return Ok(Sink::Stdout(BufWriter::with_capacity(
+                1 << 20,
+                std::io::stdout(),
+            )));
+        }
+        if input != Path::new("-") && (out == input || same_file(out, input)) {
+            return Err(CliError::Usage(format!(
+                "the output {} is the input; choose another output path",
+                out.display()
+            )));
+        }
+        if out.exists() && !force {
+            return Err(CliError::Usage(format!(
+                "{} already exists; use --force to overwrite it",
+                out.display()
+            )));
+        }
+        if out.is_dir() {
+            return Err(CliError::Usage(format!("{} is a directory", out.display())));
+        }
+        let dir = out
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let tmp = tempfile::Builder::new()
+            .prefix(".clustercrypt-")
+            .suffix(".partial")
+            .tempfile_in(dir)
+            .map_err(|e| {
+                CliError::Usage(format!("cannot create a file in {}: {e}", dir.display()))
+            })?;
+        Ok(Sink::File {
+            tmp: BufWriter::with_capacity(1 << 20, tmp),
+            target: out.to_path_buf(),
+            force,
+        })
+    }
+
+    /// The writer.
+    pub fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Stdout(w) => w,
+            Sink::File { tmp, .. } => tmp,
+        }
+    }
+
+    /// Makes the output visible: flushes stdout, or renames the temporary file.
+    pub fn commit(self) -> anyhow::Result<()> {
+        match self {
+            Sink::Stdout(mut w) => Ok(w.flush()?),
+            Sink::File { tmp, target, force } => {
+                let tmp = tmp.into_inner().map_err(|e| e.into_error())?;
+                tmp.as_file().sync_all()?;
+                let persisted = if force {
+                    tmp.persist(&target)
+                } else {
+                    tmp.persist_noclobber(&target)
+                };
+                persisted.map_err(|e| {
+                    anyhow::anyhow!("cannot write {}: {}", target.display(), e.error)
+                })?;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Opens the input (`-` for standard input) and returns its size when known.
+pub fn open_input(path: &Path) -> Result<(Box<dyn std::io::Read + Send>, Option<u64>), CliError> {
+    if path == Path::new("-") {
+        return Ok((Box::new(std::io::stdin()), None));
+    }
+    let f = File::open(path)
+        .map_err(|e| CliError::Usage(format!("cannot open {}: {e}", path.display())))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    if meta.is_dir() {
+        return Err(CliError::Usage(format!(
+            "{} is a directory",
+            path.display()
+        )));
+    }
+    Ok((Box::new(f), Some(meta.len())))
+}
