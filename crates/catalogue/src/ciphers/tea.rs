@@ -52,6 +52,8 @@ macro_rules! tea_family {
         #[derive(Clone)]
         pub struct $name {
             k: [u32; 4],
+            /// Per-cycle round constants (XTEA: `sum + k[..]`), computed at key setup.
+            rk: [u32; 64],
             repeats: u32,
         }
 
@@ -59,8 +61,10 @@ macro_rules! tea_family {
             /// A cipher that applies the whole block function `repeats` times to each
             /// block (the TEA study's "rounds" knob that makes the work heavier).
             pub fn with_repeats(key: &[u8], repeats: u32) -> Result<Self, InvalidLength> {
+                let k = load_key(key)?;
                 Ok($name {
-                    k: load_key(key)?,
+                    k,
+                    rk: xtea_schedule(&k),
                     repeats: repeats.max(1),
                 })
             }
@@ -105,7 +109,7 @@ macro_rules! tea_family {
             fn encrypt_block(&self, mut block: InOut<'_, '_, Block<Self>>) {
                 let (mut v0, mut v1) = load::<1>(&[&block.get_in()[..]]);
                 for _ in 0..self.repeats {
-                    $enc(&self.k, &mut v0, &mut v1);
+                    $enc(&self.k, &self.rk, &mut v0, &mut v1);
                 }
                 store(block.get_out(), v0[0], v1[0]);
             }
@@ -116,7 +120,7 @@ macro_rules! tea_family {
                 let refs: [&[u8]; LANES] = core::array::from_fn(|i| &input[i][..]);
                 let (mut v0, mut v1) = load::<LANES>(&refs);
                 for _ in 0..self.repeats {
-                    $enc(&self.k, &mut v0, &mut v1);
+                    $enc(&self.k, &self.rk, &mut v0, &mut v1);
                 }
                 let out = blocks.get_out();
                 for i in 0..LANES {
@@ -130,7 +134,7 @@ macro_rules! tea_family {
             fn decrypt_block(&self, mut block: InOut<'_, '_, Block<Self>>) {
                 let (mut v0, mut v1) = load::<1>(&[&block.get_in()[..]]);
                 for _ in 0..self.repeats {
-                    $dec(&self.k, &mut v0, &mut v1);
+                    $dec(&self.k, &self.rk, &mut v0, &mut v1);
                 }
                 store(block.get_out(), v0[0], v1[0]);
             }
@@ -141,7 +145,7 @@ macro_rules! tea_family {
                 let refs: [&[u8]; LANES] = core::array::from_fn(|i| &input[i][..]);
                 let (mut v0, mut v1) = load::<LANES>(&refs);
                 for _ in 0..self.repeats {
-                    $dec(&self.k, &mut v0, &mut v1);
+                    $dec(&self.k, &self.rk, &mut v0, &mut v1);
                 }
                 let out = blocks.get_out();
                 for i in 0..LANES {
@@ -165,6 +169,7 @@ macro_rules! tea_family {
         impl Drop for $name {
             fn drop(&mut self) {
                 self.k.zeroize();
+                self.rk.zeroize();
             }
         }
 
@@ -178,8 +183,21 @@ fn store(out: &mut [u8], v0: u32, v1: u32) {
     out[4..8].copy_from_slice(&v1.to_le_bytes());
 }
 
+/// XTEA's round constants: `sum + k[sum & 3]` and `sum' + k[(sum' >> 11) & 3]`
+/// for each of the 32 cycles, where sum' is sum after adding delta.
+fn xtea_schedule(k: &[u32; 4]) -> [u32; 64] {
+    let mut rk = [0u32; 64];
+    let mut sum = 0u32;
+    for c in 0..CYCLES as usize {
+        rk[2 * c] = sum.wrapping_add(k[(sum & 3) as usize]);
+        sum = sum.wrapping_add(DELTA);
+        rk[2 * c + 1] = sum.wrapping_add(k[((sum >> 11) & 3) as usize]);
+    }
+    rk
+}
+
 #[inline(always)]
-fn tea_encrypt<const N: usize>(k: &[u32; 4], v0: &mut [u32; N], v1: &mut [u32; N]) {
+fn tea_encrypt<const N: usize>(k: &[u32; 4], _: &[u32; 64], v0: &mut [u32; N], v1: &mut [u32; N]) {
     let mut sum = 0u32;
     for _ in 0..CYCLES {
         sum = sum.wrapping_add(DELTA);
@@ -197,7 +215,7 @@ fn tea_encrypt<const N: usize>(k: &[u32; 4], v0: &mut [u32; N], v1: &mut [u32; N
 }
 
 #[inline(always)]
-fn tea_decrypt<const N: usize>(k: &[u32; 4], v0: &mut [u32; N], v1: &mut [u32; N]) {
+fn tea_decrypt<const N: usize>(k: &[u32; 4], _: &[u32; 64], v0: &mut [u32; N], v1: &mut [u32; N]) {
     let mut sum = DELTA.wrapping_mul(CYCLES);
     for _ in 0..CYCLES {
         for i in 0..N {
@@ -215,36 +233,38 @@ fn tea_decrypt<const N: usize>(k: &[u32; 4], v0: &mut [u32; N], v1: &mut [u32; N
 }
 
 #[inline(always)]
-fn xtea_encrypt<const N: usize>(k: &[u32; 4], v0: &mut [u32; N], v1: &mut [u32; N]) {
-    let mut sum = 0u32;
-    for _ in 0..CYCLES {
-        let a = sum.wrapping_add(k[(sum & 3) as usize]);
-        let next = sum.wrapping_add(DELTA);
-        let b = next.wrapping_add(k[((next >> 11) & 3) as usize]);
+fn xtea_encrypt<const N: usize>(
+    _: &[u32; 4],
+    rk: &[u32; 64],
+    v0: &mut [u32; N],
+    v1: &mut [u32; N],
+) {
+    for c in 0..CYCLES as usize {
+        let (a, b) = (rk[2 * c], rk[2 * c + 1]);
         for i in 0..N {
             let y = v1[i];
             v0[i] = v0[i].wrapping_add((((y << 4) ^ (y >> 5)).wrapping_add(y)) ^ a);
             let z = v0[i];
             v1[i] = v1[i].wrapping_add((((z << 4) ^ (z >> 5)).wrapping_add(z)) ^ b);
         }
-        sum = next;
     }
 }
 
 #[inline(always)]
-fn xtea_decrypt<const N: usize>(k: &[u32; 4], v0: &mut [u32; N], v1: &mut [u32; N]) {
-    let mut sum = DELTA.wrapping_mul(CYCLES);
-    for _ in 0..CYCLES {
-        let b = sum.wrapping_add(k[((sum >> 11) & 3) as usize]);
-        let prev = sum.wrapping_sub(DELTA);
-        let a = prev.wrapping_add(k[(prev & 3) as usize]);
+fn xtea_decrypt<const N: usize>(
+    _: &[u32; 4],
+    rk: &[u32; 64],
+    v0: &mut [u32; N],
+    v1: &mut [u32; N],
+) {
+    for c in (0..CYCLES as usize).rev() {
+        let (a, b) = (rk[2 * c], rk[2 * c + 1]);
         for i in 0..N {
             let z = v0[i];
             v1[i] = v1[i].wrapping_sub((((z << 4) ^ (z >> 5)).wrapping_add(z)) ^ b);
             let y = v1[i];
             v0[i] = v0[i].wrapping_sub((((y << 4) ^ (y >> 5)).wrapping_add(y)) ^ a);
         }
-        sum = prev;
     }
 }
 
