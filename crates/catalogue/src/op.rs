@@ -123,7 +123,11 @@ pub fn build_with(
             }),
             _ => Box::new(Rc4Op {
                 spec,
-                rc4: rc4::Rc4::new_from_slice(key).expect("checked length"),
+                rc4: ciphers::Rc4::new(key).map_err(|_| CipherError::KeyLength {
+                    spec: spec.label(),
+                    expected: spec.key_len(),
+                    got: key.len(),
+                })?,
             }),
         }),
         Mode::Gcm | Mode::Poly1305 => {
@@ -265,8 +269,8 @@ pub fn block_modes(
         }
         (Algorithm::Camellia, _) => keyed(camellia::Camellia256::new_from_slice(key), a, n, "soft"),
         (Algorithm::Blowfish, _) => keyed(<blowfish::Blowfish>::new_from_slice(key), a, n, "soft"),
-        (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "soft"),
-        (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
+        (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
         (Algorithm::Rc2, _) => keyed(rc2::Rc2::new_from_slice(key), a, n, "soft"),
         (Algorithm::Tea, _) => keyed(ciphers::tea::Tea::with_repeats(key, repeats), a, n, "soft"),
         (Algorithm::Xtea, _) => keyed(ciphers::tea::Xtea::with_repeats(key, repeats), a, n, "soft"),
@@ -475,7 +479,7 @@ impl CipherOp for ChaChaOp {
 /// RC4 has no IV: one continuous key stream, as `openssl speed rc4` measures it.
 struct Rc4Op {
     spec: CipherSpec,
-    rc4: rc4::Rc4,
+    rc4: ciphers::Rc4,
 }
 
 impl CipherOp for Rc4Op {

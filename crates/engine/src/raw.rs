@@ -13,7 +13,9 @@ use std::io::{Read, Write};
 use std::sync::Mutex;
 
 use cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
-use clustercrypt_catalogue::{Algorithm, CipherModes, CipherSpec, Kind, Mode, block_modes};
+use clustercrypt_catalogue::{
+    Algorithm, CipherModes, CipherSpec, Kind, Mode, block_modes, ciphers,
+};
 use zeroize::Zeroizing;
 
 use crate::error::EngineError;
@@ -133,7 +135,7 @@ struct RawTransform {
 enum Chain {
     None,
     Cbc(Vec<u8>),
-    Rc4(Box<rc4::Rc4>),
+    Rc4(Box<ciphers::Rc4>),
 }
 
 fn pad(data: &mut Vec<u8>, bs: usize) {
@@ -286,10 +288,11 @@ fn transform(params: &RawParams, encrypt: bool) -> Result<RawTransform, EngineEr
     let chunk = (params.chunk_size / u).max(1) * u;
     let chain = match params.spec.mode {
         Mode::Cbc if encrypt => Chain::Cbc(params.iv.clone()),
-        Mode::Stream if params.spec.algorithm == Algorithm::Rc4 => Chain::Rc4(Box::new(
-            <rc4::Rc4 as cipher::KeyInit>::new_from_slice(&params.key)
-                .map_err(|_| EngineError::Input("RC4 takes keys of 5 to 256 bytes".into()))?,
-        )),
+        Mode::Stream if params.spec.algorithm == Algorithm::Rc4 => {
+            Chain::Rc4(Box::new(ciphers::Rc4::new(&params.key).map_err(|_| {
+                EngineError::Input("RC4 takes keys of 5 to 256 bytes".into())
+            })?))
+        }
         _ => Chain::None,
     };
     Ok(RawTransform {

@@ -2,6 +2,8 @@
 //!
 //! Each one is proven against its library counterpart in its tests.
 
+pub mod des;
+pub mod rc4;
 pub mod serpent;
 pub mod tea;
 pub mod twofish;
@@ -18,3 +20,5 @@ pub fn serpent_backend() -> &'static str {
 pub type Des = des::Des;
 /// The Triple-DES (EDE3) implementation the catalogue uses.
 pub type TdesEde3 = des::TdesEde3;
+/// The RC4 implementation the catalogue uses.
+pub type Rc4 = rc4::Rc4;

@@ -66,8 +66,6 @@
 use core::fmt;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use cipher::consts::U80;
 use cipher::consts::{U2, U16, U32};
 use cipher::{
     AlgorithmName, Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherDecrypt,
@@ -94,7 +92,7 @@ const SOFT_LANES: usize = 2;
 const AVX2_LANES: usize = 32;
 /// Blocks per call of the AVX-512 backend.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-const AVX512_LANES: usize = 80;
+const AVX512_LANES: usize = 32;
 /// Lanes of the AVX-512 kernel used for tails of at most this many blocks.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 const AVX512_SHORT: usize = 16;
@@ -992,7 +990,7 @@ impl_backend!(SoftBackend, U2);
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 impl_backend!(Avx2Backend, U32);
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl_backend!(Avx512Backend, U80);
+impl_backend!(Avx512Backend, U32);
 
 // ---------------------------------------------------------------------------
 // Public cipher type.
