@@ -331,14 +331,16 @@ fn run(
     ) -> Result<clustercrypt_engine::Totals, EngineError>,
 ) -> Result<(), CliError> {
     let (mut input, size) = open_input(&args.input)?;
+    crate::output::install_interrupt_cleanup();
     let mut sink = Sink::open(&args.output, &args.input, args.force)?;
     let bar = Bar::new(size, args.quiet);
     let progress = |bytes: u64| bar.set(bytes);
     let result = job(&mut *input, sink.writer(), &progress);
     drop(bar);
     match result {
-        // Dropping `sink` removes the temporary file.
-        Err(e) => Err(engine_error(e)),
+        // Found while working on the data: exit 1. Dropping `sink` removes the
+        // temporary file.
+        Err(e) => Err(CliError::Failed(anyhow::Error::new(e))),
         Ok(_) => sink.commit().map_err(CliError::Failed),
     }
 }

@@ -8,6 +8,22 @@ use std::path::{Path, PathBuf};
 
 use crate::error::CliError;
 
+/// The temporary file in progress, removed if the process is interrupted.
+static IN_PROGRESS: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// Removes the temporary output on Ctrl-C or SIGTERM, then exits with 130:
+/// an interrupted run leaves nothing behind, not even verified plaintext.
+pub fn install_interrupt_cleanup() {
+    let _ = ctrlc::set_handler(|| {
+        if let Ok(guard) = IN_PROGRESS.lock()
+            && let Some(path) = guard.as_ref()
+        {
+            let _ = std::fs::remove_file(path);
+        }
+        std::process::exit(crate::error::EXIT_INTERRUPTED.into());
+    });
+}
+
 /// Where the result goes.
 pub enum Sink {
     /// Standard output.
@@ -65,6 +81,7 @@ impl Sink {
             .map_err(|e| {
                 CliError::Usage(format!("cannot create a file in {}: {e}", dir.display()))
             })?;
+        *IN_PROGRESS.lock().expect("lock") = Some(tmp.path().to_path_buf());
         Ok(Sink::File {
             tmp: BufWriter::with_capacity(1 << 20, tmp),
             target: out.to_path_buf(),
@@ -92,9 +109,10 @@ impl Sink {
                 } else {
                     tmp.persist_noclobber(&target)
                 };
-                persisted.map_err(|e| {
-                    anyhow::anyhow!("cannot write {}: {}", target.display(), e.error)
-                })?;
+                let done = persisted
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {}", target.display(), e.error));
+                *IN_PROGRESS.lock().expect("lock") = None;
+                done?;
                 Ok(())
             }
         }

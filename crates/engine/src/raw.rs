@@ -13,6 +13,7 @@ use std::io::{Read, Write};
 use std::sync::Mutex;
 
 use cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+
 use clustercrypt_catalogue::{
     Algorithm, CipherModes, CipherSpec, Kind, Mode, block_modes, ciphers,
 };
@@ -229,13 +230,7 @@ impl ChunkTransform for RawTransform {
             }
             Mode::Stream => {
                 let key: [u8; 32] = self.key[..].try_into().expect("256-bit key");
-                let nonce: [u8; 12] = self.iv[4..16].try_into().expect("12-byte nonce");
-                let first = u32::from_le_bytes(self.iv[..4].try_into().expect("4 bytes"));
-                let mut c = chacha20::ChaCha20::new(&key.into(), &nonce.into());
-                c.try_seek(u64::from(first) * 64 + job.index * self.chunk as u64)
-                    .map_err(|_| EngineError::Input("ChaCha20 block counter overflow".into()))?;
-                c.try_apply_keystream(&mut job.data)
-                    .map_err(|_| EngineError::Input("ChaCha20 block counter overflow".into()))?;
+                chacha20_at(&key, &self.iv, job.index * self.chunk as u64, &mut job.data)?;
             }
             Mode::Ecb => {
                 if self.encrypt && job.last && pkcs7 {
@@ -280,6 +275,21 @@ impl ChunkTransform for RawTransform {
         }
         Ok(())
     }
+}
+
+/// ChaCha20 key stream from byte `pos` of the stream OpenSSL's `-chacha20`
+/// defines. Its 16-byte IV fills state words 12-15, a 32-bit block counter then
+/// a 96-bit nonce, and the counter carries into word 13: words 12-13 are in
+/// effect a 64-bit counter and words 14-15 a 64-bit nonce, which is the original
+/// (Bernstein 2008) ChaCha20 layout that `ChaCha20Legacy` implements.
+fn chacha20_at(key: &[u8; 32], iv: &[u8], pos: u64, data: &mut [u8]) -> Result<(), EngineError> {
+    let counter = u64::from_le_bytes(iv[..8].try_into().expect("8 bytes"));
+    let nonce: [u8; 8] = iv[8..16].try_into().expect("8 bytes");
+    let mut c = chacha20::ChaCha20Legacy::new(key.into(), &nonce.into());
+    let overflow = || EngineError::Input("ChaCha20 block counter overflow".into());
+    c.try_seek(u128::from(counter) * 64 + u128::from(pos))
+        .map_err(|_| overflow())?;
+    c.try_apply_keystream(data).map_err(|_| overflow())
 }
 
 fn transform(params: &RawParams, encrypt: bool) -> Result<RawTransform, EngineError> {

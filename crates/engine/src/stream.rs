@@ -6,9 +6,11 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::error::EngineError;
+use zeroize::Zeroizing;
+
 use crate::format::{
-    DEFAULT_CHUNK_SIZE, HEADER_LEN, HEADER_MAC_LEN, Header, Kdf, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE,
-    NONCE_PREFIX_LEN, SALT_LEN, Suite,
+    DEFAULT_CHUNK_SIZE, HEADER_LEN, HEADER_MAC_LEN, HEADER_MAC_OFFSET as HEADER_MAC_LEN_OFFSET,
+    Header, Kdf, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, NONCE_PREFIX_LEN, SALT_LEN, Suite,
 };
 use crate::keys::{FileKeys, KeySource, MasterKey, master_for_header};
 use crate::pipeline::{self, ChunkTransform, Job, Totals};
@@ -81,6 +83,7 @@ fn header_mac(keys: &FileKeys, header: &Header) -> Hmac<Sha256> {
 /// Seals chunks: the transform behind encryption.
 pub struct Sealer {
     header: Header,
+    data_key: Zeroizing<Vec<u8>>,
     cipher: ChunkCipher,
     aad: [u8; HEADER_MAC_LEN],
 }
@@ -88,8 +91,73 @@ pub struct Sealer {
 /// Opens chunks: the transform behind decryption.
 pub struct Opener {
     header: Header,
+    data_key: Zeroizing<Vec<u8>>,
     cipher: ChunkCipher,
     aad: [u8; HEADER_MAC_LEN],
+}
+
+/// Serialises what a sealer or opener needs, for another rank of a cluster:
+/// kind, the 100 header bytes, the data key. The data key is secret: send it
+/// only over a network you trust (MPI does not encrypt).
+fn describe(
+    kind: u8,
+    header: &Header,
+    aad: &[u8; HEADER_MAC_LEN],
+    data_key: &[u8],
+) -> Zeroizing<Vec<u8>> {
+    let mut out = Zeroizing::new(vec![kind]);
+    out.extend_from_slice(&header.body());
+    out.extend_from_slice(aad);
+    out.extend_from_slice(data_key);
+    out
+}
+
+/// Rebuilds a sealer (kind 1) or opener (kind 2) from [`Sealer::describe`] or
+/// [`Opener::describe`] bytes.
+pub fn from_description(
+    bytes: &[u8],
+) -> Result<Box<dyn ChunkTransform + Send + Sync>, EngineError> {
+    let bad = || EngineError::Input("malformed transform description".into());
+    let (&kind, rest) = bytes.split_first().ok_or_else(bad)?;
+    if rest.len() < HEADER_LEN {
+        return Err(bad());
+    }
+    let (header, aad) = Header::parse(&rest[..HEADER_LEN])?;
+    let data_key = Zeroizing::new(rest[HEADER_LEN..].to_vec());
+    let want = if header.suite.tag_len() == 16 { 32 } else { 64 };
+    if data_key.len() != want {
+        return Err(bad());
+    }
+    let cipher = ChunkCipher::new(header.suite, &data_key);
+    Ok(match kind {
+        1 => Box::new(Sealer {
+            header,
+            data_key,
+            cipher,
+            aad,
+        }),
+        2 => Box::new(Opener {
+            header,
+            data_key,
+            cipher,
+            aad,
+        }),
+        _ => return Err(bad()),
+    })
+}
+
+impl Sealer {
+    /// What another rank needs to seal this file's chunks (secret: see [`from_description`]).
+    pub fn describe(&self) -> Zeroizing<Vec<u8>> {
+        describe(1, &self.header, &self.aad, &self.data_key)
+    }
+}
+
+impl Opener {
+    /// What another rank needs to open this file's chunks (secret: see [`from_description`]).
+    pub fn describe(&self) -> Zeroizing<Vec<u8>> {
+        describe(2, &self.header, &self.aad, &self.data_key)
+    }
 }
 
 impl ChunkTransform for Sealer {
@@ -179,6 +247,22 @@ pub fn encrypt_with(
     randomness: Randomness,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Totals, EngineError> {
+    let (head, sealer) = prepare_encrypt(key, options, randomness)?;
+    output
+        .write_all(&head)
+        .map_err(EngineError::io("cannot write the output"))?;
+    let mut totals = pipeline::run(input, output, &sealer, options.threads, progress)?;
+    totals.bytes_out += HEADER_LEN as u64;
+    Ok(totals)
+}
+
+/// Everything before the chunks: the header bytes to write first, and the
+/// sealer for the chunks (which [`pipeline::run`], or a cluster, then applies).
+pub fn prepare_encrypt(
+    key: &KeySource,
+    options: &EncryptOptions,
+    randomness: Randomness,
+) -> Result<([u8; HEADER_LEN], Sealer), EngineError> {
     check_options(options)?;
     let Randomness { salt, nonce_prefix } = randomness;
     let kdf = match key {
@@ -198,19 +282,16 @@ pub fn encrypt_with(
     };
     let keys = FileKeys::derive(&master, &header);
     let mac: [u8; HEADER_MAC_LEN] = header_mac(&keys, &header).finalize().into_bytes().into();
-    let mut head = header.body().to_vec();
-    head.extend_from_slice(&mac);
-    output
-        .write_all(&head)
-        .map_err(EngineError::io("cannot write the output"))?;
+    let mut head = [0u8; HEADER_LEN];
+    head[..HEADER_MAC_LEN_OFFSET].copy_from_slice(&header.body());
+    head[HEADER_MAC_LEN_OFFSET..].copy_from_slice(&mac);
     let sealer = Sealer {
         cipher: ChunkCipher::new(header.suite, &keys.data),
+        data_key: keys.data.clone(),
         header,
         aad: mac,
     };
-    let mut totals = pipeline::run(input, output, &sealer, options.threads, progress)?;
-    totals.bytes_out += HEADER_LEN as u64;
-    Ok(totals)
+    Ok((head, sealer))
 }
 
 /// Reads and authenticates a header; returns it with the opener for its chunks.
@@ -234,6 +315,7 @@ pub fn open_header(input: &mut dyn Read, key: &KeySource) -> Result<(Header, Ope
         .map_err(|_| EngineError::WrongKey)?;
     let opener = Opener {
         cipher: ChunkCipher::new(header.suite, &keys.data),
+        data_key: keys.data.clone(),
         header: header.clone(),
         aad: mac,
     };

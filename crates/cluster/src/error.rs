@@ -1,0 +1,42 @@
+//! Cluster errors.
+
+use clustercrypt_engine::EngineError;
+
+/// What went wrong in a cluster run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// A rank reported a failure, or could not be reached.
+    #[error("node {host} (rank {rank}): {message}")]
+    Node {
+        /// The rank.
+        rank: usize,
+        /// Its host name.
+        host: String,
+        /// What it said.
+        message: String,
+    },
+    /// The ranks run different versions of clustercrypt.
+    #[error(
+        "node {host} (rank {rank}) runs clustercrypt {theirs}, this node runs {ours}; install the same version everywhere"
+    )]
+    Version {
+        /// The rank.
+        rank: usize,
+        /// Its host name.
+        host: String,
+        /// Its version.
+        theirs: String,
+        /// Ours.
+        ours: String,
+    },
+    /// The transport failed.
+    #[error("cluster transport: {0}")]
+    Transport(String),
+    /// A malformed message arrived.
+    #[error("malformed message: {0}")]
+    Protocol(String),
+    /// The engine failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}

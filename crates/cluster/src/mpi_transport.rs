@@ -1,0 +1,99 @@
+//! The MPI transport (Open MPI or MPICH through the `mpi` crate).
+//!
+//! The pipeline's worker threads send and receive at the same time, so MPI is
+//! initialised with `MPI_THREAD_MULTIPLE`; each chunk in flight has its own tag,
+//! so concurrent receives never take each other's messages, and receives use
+//! matched probes (`MPI_Mprobe`), which are safe under concurrency.
+#![allow(
+    unsafe_code,
+    reason = "MPI communicators are used from several threads"
+)]
+
+use mpi::Threading;
+use mpi::environment::Universe;
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+
+use crate::error::ClusterError;
+use crate::transport::Transport;
+
+/// An MPI job's world communicator.
+pub struct MpiTransport {
+    // Field order matters: the communicator must go before MPI is finalised.
+    world: SimpleCommunicator,
+    _universe: Universe,
+    hosts: std::sync::Mutex<Vec<String>>,
+}
+
+// SAFETY: MPI was initialised with MPI_THREAD_MULTIPLE (checked in `init`), under
+// which the MPI standard allows concurrent calls on one communicator from any
+// thread; the communicator handle itself is never mutated after creation.
+unsafe impl Sync for MpiTransport {}
+// SAFETY: as above; the handle may be used from whichever thread holds it.
+unsafe impl Send for MpiTransport {}
+
+impl MpiTransport {
+    /// Initialises MPI with full thread support. Started without `mpirun`, this is
+    /// a job of one rank.
+    pub fn init() -> Result<MpiTransport, ClusterError> {
+        let (universe, level) = mpi::initialize_with_threading(Threading::Multiple)
+            .ok_or_else(|| ClusterError::Transport("MPI was already initialised".into()))?;
+        if level != Threading::Multiple {
+            return Err(ClusterError::Transport(format!(
+                "this MPI library gives thread level {level:?}; clustercrypt needs MPI_THREAD_MULTIPLE"
+            )));
+        }
+        Ok(MpiTransport {
+            world: universe.world(),
+            _universe: universe,
+            hosts: std::sync::Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Records every rank's host name (from the greeting) for messages.
+    pub fn set_hosts(&self, hosts: Vec<String>) {
+        *self.hosts.lock().expect("hosts") = hosts;
+    }
+
+    /// Blocks until every rank reaches this point.
+    pub fn barrier(&self) {
+        mpi::collective::CommunicatorCollectives::barrier(&self.world);
+    }
+}
+
+impl Transport for MpiTransport {
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+    fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+    fn send(&self, to: usize, tag: u32, bytes: &[u8]) -> Result<(), ClusterError> {
+        self.world
+            .process_at_rank(to as i32)
+            .send_with_tag(bytes, tag as i32);
+        Ok(())
+    }
+    fn recv(&self, from: usize, tag: u32) -> Result<Vec<u8>, ClusterError> {
+        let (v, _) = self
+            .world
+            .process_at_rank(from as i32)
+            .receive_vec_with_tag::<u8>(tag as i32);
+        Ok(v)
+    }
+    fn recv_any(&self, tag: u32) -> Result<(usize, Vec<u8>), ClusterError> {
+        let (v, status) = self
+            .world
+            .any_process()
+            .receive_vec_with_tag::<u8>(tag as i32);
+        Ok((status.source_rank() as usize, v))
+    }
+    fn host_of(&self, rank: usize) -> String {
+        self.hosts
+            .lock()
+            .expect("hosts")
+            .get(rank)
+            .cloned()
+            .unwrap_or_else(|| format!("rank {rank}"))
+    }
+}
