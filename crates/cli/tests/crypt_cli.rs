@@ -1531,7 +1531,7 @@ fn raw_cmd(
     let mut c = dir.cc();
     c.arg(if encrypt { "encrypt" } else { "decrypt" })
         .args(["--raw", "--cipher", case.ours, "-q"]);
-    if variant % 2 == 0 {
+    if variant.is_multiple_of(2) {
         dir.write("raw.key", format!("{}\n", hex(key)).as_bytes());
         c.args(["--key-hex-file", "raw.key"]);
     } else {
