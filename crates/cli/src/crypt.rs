@@ -44,6 +44,11 @@ pub struct CryptArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
+    /// Spread the chunks over the ranks of an MPI job (run under `mpirun`, one
+    /// rank per node; rank 0 reads and writes). Needs a build with `--features mpi`.
+    #[arg(long)]
+    pub cluster: bool,
+
     #[command(flatten)]
     pub raw: RawArgs,
 }
@@ -207,7 +212,7 @@ fn engine_error(e: EngineError) -> CliError {
     }
 }
 
-fn raw_params(args: &CryptArgs, chunk_size: usize) -> Result<RawParams, CliError> {
+pub(crate) fn raw_params(args: &CryptArgs, chunk_size: usize) -> Result<RawParams, CliError> {
     let r = &args.raw;
     let name = r
         .cipher
@@ -251,7 +256,7 @@ fn hex_from_text(text: &str) -> Result<Vec<u8>, CliError> {
         .map_err(|_| CliError::Usage("the IV must be hexadecimal digits".into()))
 }
 
-fn warn_raw(params: &RawParams, encrypt: bool) {
+pub(crate) fn warn_raw(params: &RawParams, encrypt: bool) {
     eprintln!(
         "clustercrypt: warning: raw mode is unauthenticated: changes to the data go undetected{}",
         params
@@ -280,6 +285,9 @@ pub fn encrypt(args: &EncryptArgs) -> Result<(), CliError> {
         }
         let params = raw_params(c, args.chunk_size)?;
         warn_raw(&params, true);
+        if c.cluster {
+            return crate::cluster::raw(c, &params, true);
+        }
         return run(c, |input, out, progress| {
             raw::raw_encrypt(input, out, &params, progress)
         });
@@ -300,6 +308,9 @@ pub fn encrypt(args: &EncryptArgs) -> Result<(), CliError> {
             "--kdf-memory must be at least 8 KiB per lane".into(),
         ));
     }
+    if c.cluster {
+        return crate::cluster::encrypt(c, &options);
+    }
     let key = key_source(&c.key, true)?;
     run(c, |input, out, progress| {
         stream::encrypt(input, out, &key, &options, progress)
@@ -311,9 +322,15 @@ pub fn decrypt(args: &CryptArgs) -> Result<(), CliError> {
     if args.raw.raw {
         let params = raw_params(args, DEFAULT_CHUNK_SIZE)?;
         warn_raw(&params, false);
+        if args.cluster {
+            return crate::cluster::raw(args, &params, false);
+        }
         return run(args, |input, out, progress| {
             raw::raw_decrypt(input, out, &params, progress)
         });
+    }
+    if args.cluster {
+        return crate::cluster::decrypt(args);
     }
     let key = key_source(&args.key, false)?;
     run(args, |input, out, progress| {
@@ -322,7 +339,7 @@ pub fn decrypt(args: &CryptArgs) -> Result<(), CliError> {
 }
 
 /// Opens input and output, runs `job`, and commits the output only on success.
-fn run(
+pub(crate) fn run(
     args: &CryptArgs,
     job: impl FnOnce(
         &mut (dyn std::io::Read + Send),

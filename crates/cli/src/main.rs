@@ -2,6 +2,7 @@
 
 mod bench;
 mod cli;
+mod cluster;
 mod crypt;
 mod error;
 mod output;

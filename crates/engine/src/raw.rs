@@ -318,6 +318,81 @@ fn transform(params: &RawParams, encrypt: bool) -> Result<RawTransform, EngineEr
     })
 }
 
+/// The raw transform for `params`, for running through [`pipeline::run`] or a cluster.
+pub fn transform_for(
+    params: &RawParams,
+    encrypt: bool,
+) -> Result<Box<dyn ChunkTransform + Send + Sync>, EngineError> {
+    Ok(Box::new(transform(params, encrypt)?))
+}
+
+/// Serialises `params` for another rank of a cluster. Holds the key: send it
+/// only over a network you trust (MPI does not encrypt).
+pub fn describe(params: &RawParams, encrypt: bool) -> Zeroizing<Vec<u8>> {
+    let name = params.spec.full_name();
+    let mut out = Zeroizing::new(vec![
+        3u8,
+        u8::from(encrypt),
+        u8::from(params.padding == Padding::Pkcs7),
+    ]);
+    out.extend_from_slice(&params.repeats.to_le_bytes());
+    out.extend_from_slice(&(params.chunk_size as u64).to_le_bytes());
+    out.extend_from_slice(&(params.spec.key_bits as u32).to_le_bytes());
+    for field in [name.as_bytes(), &params.key[..], &params.iv[..]] {
+        out.extend_from_slice(&(field.len() as u32).to_le_bytes());
+        out.extend_from_slice(field);
+    }
+    out
+}
+
+/// Rebuilds a raw transform from [`describe`] bytes; `threads` is this rank's.
+pub fn from_description(
+    bytes: &[u8],
+    threads: usize,
+) -> Result<Box<dyn ChunkTransform + Send + Sync>, EngineError> {
+    let bad = || EngineError::Input("malformed raw transform description".into());
+    if bytes.len() < 19 || bytes[0] != 3 {
+        return Err(bad());
+    }
+    let encrypt = bytes[1] == 1;
+    let padding = if bytes[2] == 1 {
+        Padding::Pkcs7
+    } else {
+        Padding::None
+    };
+    let repeats = u32::from_le_bytes(bytes[3..7].try_into().map_err(|_| bad())?);
+    let chunk_size = u64::from_le_bytes(bytes[7..15].try_into().map_err(|_| bad())?) as usize;
+    let key_bits = u32::from_le_bytes(bytes[15..19].try_into().map_err(|_| bad())?) as usize;
+    let mut rest = &bytes[19..];
+    let mut field = || -> Result<Vec<u8>, EngineError> {
+        if rest.len() < 4 {
+            return Err(bad());
+        }
+        let n = u32::from_le_bytes(rest[..4].try_into().map_err(|_| bad())?) as usize;
+        if rest.len() < 4 + n {
+            return Err(bad());
+        }
+        let v = rest[4..4 + n].to_vec();
+        rest = &rest[4 + n..];
+        Ok(v)
+    };
+    let name = String::from_utf8(field()?).map_err(|_| bad())?;
+    let key = Zeroizing::new(field()?);
+    let iv = field()?;
+    let spec =
+        CipherSpec::parse(&name, Some(key_bits)).map_err(|e| EngineError::Input(e.to_string()))?;
+    let params = RawParams {
+        spec,
+        key,
+        iv,
+        padding,
+        repeats,
+        chunk_size,
+        threads,
+    };
+    transform_for(&params, encrypt)
+}
+
 /// Encrypts `input` in raw mode.
 pub fn raw_encrypt(
     input: &mut (dyn Read + Send),
@@ -389,6 +464,18 @@ mod tests {
                 assert_eq!(run(&many, &a, false).unwrap(), data, "{spec} {len}");
             }
         }
+    }
+
+    #[test]
+    fn descriptions_round_trip() {
+        let p = params("tea-ctr", 128, Padding::None, 2);
+        let data: Vec<u8> = (0..5000u32).map(|i| i as u8).collect();
+        let direct = run(&p, &data, true).unwrap();
+        let t = from_description(&describe(&p, true), 2).unwrap();
+        let mut out = Vec::new();
+        pipeline::run(&mut &data[..], &mut out, &*t, 2, &|_| {}).unwrap();
+        assert_eq!(out, direct);
+        assert!(from_description(&[3, 1], 1).is_err());
     }
 
     #[test]

@@ -113,6 +113,19 @@ fn describe(
 }
 
 /// Rebuilds a sealer (kind 1) or opener (kind 2) from [`Sealer::describe`] or
+/// [`Opener::describe`] bytes, or a raw transform (kind 3, see
+/// [`crate::raw::describe`]) running on `threads` threads.
+pub fn transform_from_description(
+    bytes: &[u8],
+    threads: usize,
+) -> Result<Box<dyn ChunkTransform + Send + Sync>, EngineError> {
+    match bytes.first() {
+        Some(3) => crate::raw::from_description(bytes, threads),
+        _ => from_description(bytes),
+    }
+}
+
+/// Rebuilds a sealer (kind 1) or opener (kind 2) from [`Sealer::describe`] or
 /// [`Opener::describe`] bytes.
 pub fn from_description(
     bytes: &[u8],

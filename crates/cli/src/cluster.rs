@@ -1,0 +1,168 @@
+//! `encrypt --cluster` and `decrypt --cluster`: the same engine, with chunks
+//! spread over the ranks of an MPI job. Rank 0 reads, writes and coordinates;
+//! the other ranks receive what to do (the transform, key included: run MPI on a
+//! network you trust) and serve chunks on all their threads. The output is byte
+//! for byte that of a local run.
+
+#[cfg(not(feature = "mpi"))]
+use crate::crypt::CryptArgs;
+#[cfg(not(feature = "mpi"))]
+use crate::error::CliError;
+#[cfg(not(feature = "mpi"))]
+use clustercrypt_engine::EncryptOptions;
+#[cfg(not(feature = "mpi"))]
+use clustercrypt_engine::raw::RawParams;
+
+#[cfg(not(feature = "mpi"))]
+fn unavailable() -> CliError {
+    CliError::Usage(
+        "this clustercrypt was built without MPI support; rebuild with \
+         `cargo build --release --features mpi` (see README, Cluster mode)"
+            .into(),
+    )
+}
+
+/// `encrypt --cluster`.
+#[cfg(not(feature = "mpi"))]
+pub fn encrypt(_: &CryptArgs, _: &EncryptOptions) -> Result<(), CliError> {
+    Err(unavailable())
+}
+
+/// `decrypt --cluster`.
+#[cfg(not(feature = "mpi"))]
+pub fn decrypt(_: &CryptArgs) -> Result<(), CliError> {
+    Err(unavailable())
+}
+
+/// `--raw --cluster`.
+#[cfg(not(feature = "mpi"))]
+pub fn raw(_: &CryptArgs, _: &RawParams, _: bool) -> Result<(), CliError> {
+    Err(unavailable())
+}
+
+#[cfg(feature = "mpi")]
+pub use with_mpi::{decrypt, encrypt, raw};
+
+#[cfg(feature = "mpi")]
+mod with_mpi {
+    use std::cell::Cell;
+
+    use clustercrypt_cluster::distributed::{
+        DistributedTransform, Hello, hello, recv_spec, send_spec, serve,
+    };
+    use clustercrypt_cluster::mpi_transport::MpiTransport;
+    use clustercrypt_cluster::transport::{ROOT, Transport};
+    use clustercrypt_engine::raw::{self, RawParams};
+    use clustercrypt_engine::stream::{open_header, prepare_encrypt, transform_from_description};
+    use clustercrypt_engine::{ChunkTransform, EncryptOptions, EngineError, Randomness, pipeline};
+
+    use crate::crypt::{CryptArgs, run};
+    use crate::error::CliError;
+    use crate::secrets::key_source;
+
+    fn failed(e: impl std::error::Error + Send + Sync + 'static) -> CliError {
+        CliError::Failed(anyhow::Error::new(e))
+    }
+
+    /// Joins the job; worker ranks serve and return, rank 0 runs `root` with a
+    /// function that hands the transform to the workers. If `root` fails before
+    /// handing it over, the workers are told to stop.
+    fn job(
+        threads: usize,
+        root: impl FnOnce(
+            &MpiTransport,
+            &[Hello],
+            &dyn Fn(&[u8]) -> Result<(), EngineError>,
+        ) -> Result<(), CliError>,
+    ) -> Result<(), CliError> {
+        let t = MpiTransport::init().map_err(failed)?;
+        let me = Hello {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            host: clustercrypt_bench::machine::Machine::detect().hostname,
+            threads,
+        };
+        let all = hello(&t, &me).map_err(failed)?;
+        if t.rank() != ROOT {
+            let spec = recv_spec(&t).map_err(failed)?;
+            if spec.is_empty() {
+                return Ok(()); // rank 0 stopped before the work started
+            }
+            let inner = transform_from_description(&spec, threads).map_err(failed)?;
+            return serve(&t, &*inner, threads).map_err(failed);
+        }
+        t.set_hosts(all.iter().map(|h| h.host.clone()).collect());
+        let sent = Cell::new(false);
+        let send = |spec: &[u8]| {
+            sent.set(true);
+            send_spec(&t, spec).map_err(|e| EngineError::Input(e.to_string()))
+        };
+        let result = root(&t, &all, &send);
+        if !sent.get() {
+            let _ = send_spec(&t, &[]);
+        }
+        result
+    }
+
+    /// Runs `inner` over the cluster inside the pipeline, then releases the workers.
+    fn distributed(
+        t: &MpiTransport,
+        all: &[Hello],
+        inner: &dyn ChunkTransform,
+        local_threads: usize,
+        input: &mut (dyn std::io::Read + Send),
+        output: &mut dyn std::io::Write,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<clustercrypt_engine::Totals, EngineError> {
+        // Two chunks in flight per remote thread, so sending overlaps computing.
+        let per_rank: Vec<(usize, usize)> = (1..t.size())
+            .map(|r| (r, 2 * all[r].threads.max(1)))
+            .collect();
+        let hosts = all.iter().map(|h| h.host.clone()).collect();
+        let d = DistributedTransform::new(inner, t, local_threads, &per_rank, hosts);
+        let r = pipeline::run(input, output, &d, d.slots(), progress);
+        d.stop_workers();
+        r
+    }
+
+    /// `encrypt --cluster`.
+    pub fn encrypt(args: &CryptArgs, options: &EncryptOptions) -> Result<(), CliError> {
+        job(args.threads, |t, all, send| {
+            let key = key_source(&args.key, true)?;
+            let randomness = Randomness::generate().map_err(failed)?;
+            let (head, sealer) = prepare_encrypt(&key, options, randomness).map_err(failed)?;
+            run(args, |input, out, progress| {
+                send(&sealer.describe())?;
+                out.write_all(&head)
+                    .map_err(EngineError::io("cannot write the output"))?;
+                distributed(t, all, &sealer, args.threads, input, out, progress)
+            })
+        })
+    }
+
+    /// `decrypt --cluster`.
+    pub fn decrypt(args: &CryptArgs) -> Result<(), CliError> {
+        job(args.threads, |t, all, send| {
+            let key = key_source(&args.key, false)?;
+            run(args, |input, out, progress| {
+                let (_, opener) = open_header(input, &key)?;
+                send(&opener.describe())?;
+                distributed(t, all, &opener, args.threads, input, out, progress)
+            })
+        })
+    }
+
+    /// `--raw --cluster`: parallel raw modes spread over the ranks (the TEA
+    /// study's hybrid build); sequential ones (CBC encryption, RC4) run on rank 0.
+    pub fn raw(args: &CryptArgs, params: &RawParams, encrypt: bool) -> Result<(), CliError> {
+        job(args.threads, |t, all, send| {
+            let inner = raw::transform_for(params, encrypt).map_err(failed)?;
+            run(args, |input, out, progress| {
+                if raw::is_sequential(&params.spec, encrypt) {
+                    return pipeline::run(input, out, &*inner, 1, progress);
+                }
+                send(&raw::describe(params, encrypt))?;
+                distributed(t, all, &*inner, args.threads, input, out, progress)
+            })
+        })
+    }
+}
