@@ -268,7 +268,7 @@ pub fn block_modes(
             keyed(camellia::Camellia192::new_from_slice(key), a, n, "soft")
         }
         (Algorithm::Camellia, _) => keyed(camellia::Camellia256::new_from_slice(key), a, n, "soft"),
-        (Algorithm::Blowfish, _) => keyed(<blowfish::Blowfish>::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Blowfish, _) => keyed(ciphers::Blowfish::new_from_slice(key), a, n, "soft"),
         (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
         (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
         (Algorithm::Rc2, _) => keyed(rc2::Rc2::new_from_slice(key), a, n, "soft"),

@@ -2,6 +2,7 @@
 //!
 //! Each one is proven against its library counterpart in its tests.
 
+pub mod blowfish;
 pub mod des;
 pub mod rc4;
 pub mod serpent;
@@ -16,6 +17,8 @@ pub fn serpent_backend() -> &'static str {
     Serpent::available_backends()[0]
 }
 
+/// The Blowfish implementation the catalogue uses.
+pub type Blowfish = blowfish::Blowfish;
 /// The DES implementation the catalogue uses.
 pub type Des = des::Des;
 /// The Triple-DES (EDE3) implementation the catalogue uses.
