@@ -1,0 +1,221 @@
+//! `--cluster` under a real `mpirun` (Open MPI), three ranks on this machine.
+//! Built only with `--features mpi`; CI installs Open MPI and runs it.
+#![cfg(feature = "mpi")]
+
+use std::path::Path;
+use std::process::Command;
+
+fn mpirun(ranks: usize, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("clustercrypt");
+    let mut cmd = Command::new("mpirun");
+    cmd.current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args([
+            "-n",
+            &ranks.to_string(),
+            "--oversubscribe",
+            "--bind-to",
+            "none",
+        ])
+        .arg(bin)
+        .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("mpirun runs (install openmpi-bin)")
+}
+
+fn local(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("clustercrypt"));
+    cmd.current_dir(dir).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let data: Vec<u8> = (0..3_500_000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 11) as u8)
+        .collect();
+    std::fs::write(dir.path().join("data"), data).unwrap();
+    assert!(
+        local(&["keygen", "-o", "k.key"], dir.path(), &[])
+            .status
+            .success()
+    );
+    dir
+}
+
+#[test]
+fn cluster_encrypt_and_decrypt_round_trip() {
+    let dir = setup();
+    let d = dir.path();
+    let out = mpirun(
+        3,
+        &[
+            "encrypt",
+            "--cluster",
+            "--key-file",
+            "k.key",
+            "--chunk-size",
+            "256K",
+            "-o",
+            "c",
+            "data",
+        ],
+        d,
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Decrypt locally and on the cluster.
+    assert!(
+        local(&["decrypt", "--key-file", "k.key", "-o", "p1", "c"], d, &[])
+            .status
+            .success()
+    );
+    let out = mpirun(
+        3,
+        &[
+            "decrypt",
+            "--cluster",
+            "--key-file",
+            "k.key",
+            "-o",
+            "p2",
+            "c",
+        ],
+        d,
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let data = std::fs::read(d.join("data")).unwrap();
+    assert_eq!(std::fs::read(d.join("p1")).unwrap(), data);
+    assert_eq!(std::fs::read(d.join("p2")).unwrap(), data);
+}
+
+#[test]
+fn cluster_raw_tea_equals_local() {
+    let dir = setup();
+    let d = dir.path();
+    let env = [("TK", "00112233445566778899aabbccddeeff")];
+    let args = |out: &'static str| {
+        vec![
+            "encrypt",
+            "--raw",
+            "--cipher",
+            "tea-ecb",
+            "--padding",
+            "none",
+            "--key-env",
+            "TK",
+            "--rounds",
+            "4",
+            "-o",
+            out,
+            "data",
+        ]
+    };
+    let mut cluster_args = args("c");
+    cluster_args.push("--cluster");
+    let out = mpirun(3, &cluster_args, d, &env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(local(&args("l"), d, &env).status.success());
+    assert_eq!(
+        std::fs::read(d.join("c")).unwrap(),
+        std::fs::read(d.join("l")).unwrap()
+    );
+}
+
+#[test]
+fn cluster_decrypt_of_a_tampered_file_fails_and_leaves_nothing() {
+    let dir = setup();
+    let d = dir.path();
+    assert!(
+        local(
+            &[
+                "encrypt",
+                "--key-file",
+                "k.key",
+                "--chunk-size",
+                "64K",
+                "-o",
+                "c",
+                "data"
+            ],
+            d,
+            &[]
+        )
+        .status
+        .success()
+    );
+    let mut c = std::fs::read(d.join("c")).unwrap();
+    let at = 100 + 20 * (65536 + 16) + 9;
+    c[at] ^= 4;
+    std::fs::write(d.join("c"), c).unwrap();
+    let out = mpirun(
+        3,
+        &[
+            "decrypt",
+            "--cluster",
+            "--key-file",
+            "k.key",
+            "-o",
+            "p",
+            "c",
+        ],
+        d,
+        &[],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("chunk 20 failed authentication"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(!d.join("p").exists(), "{left:?}");
+    assert!(
+        left.iter()
+            .all(|n| !n.to_string_lossy().starts_with(".clustercrypt-")),
+        "{left:?}"
+    );
+}
+
+#[test]
+fn a_usage_error_on_rank_0_stops_every_rank() {
+    let dir = setup();
+    let d = dir.path();
+    std::fs::write(d.join("exists"), b"x").unwrap();
+    let out = mpirun(
+        3,
+        &[
+            "encrypt",
+            "--cluster",
+            "--key-file",
+            "k.key",
+            "-o",
+            "exists",
+            "data",
+        ],
+        d,
+        &[],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
+    assert_eq!(std::fs::read(d.join("exists")).unwrap(), b"x");
+}
