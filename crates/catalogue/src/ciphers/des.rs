@@ -658,29 +658,7 @@ mod tests {
         18, 19, 20, 21, 20, 21, 22, 23, 24, 25, 24, 25, 26, 27, 28, 29, 28, 29, 30, 31, 32, 1,
     ];
 
-    /// xorshift64* (Vigna 2016): deterministic test data without a `rand`
-    /// dependency.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next_u64(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-
-        fn below(&mut self, n: u64) -> u64 {
-            self.next_u64() % n
-        }
-
-        fn fill(&mut self, buf: &mut [u8]) {
-            for chunk in buf.chunks_mut(8) {
-                let v = self.next_u64().to_le_bytes();
-                chunk.copy_from_slice(&v[..chunk.len()]);
-            }
-        }
-    }
+    use crate::ciphers::test_support::XorShift;
 
     /// The swap-and-mask `IP` and `FP` against the FIPS 46-3 table, and the
     /// free expansion in [`f`] against the `E` table.
@@ -1026,7 +1004,7 @@ mod tests {
             let n = if iter < 100 {
                 iter + 1
             } else {
-                1 + rng.below(100) as usize
+                1 + rng.below(100)
             };
             cross_check(&ours, &reference, &mut rng, n, &hex::encode(key));
         }
@@ -1051,7 +1029,7 @@ mod tests {
             let n = if iter < 100 {
                 iter + 1
             } else {
-                1 + rng.below(100) as usize
+                1 + rng.below(100)
             };
             cross_check(&ours, &reference, &mut rng, n, &hex::encode(key));
         }

@@ -9,6 +9,9 @@ pub mod serpent;
 pub mod tea;
 pub mod twofish;
 
+#[cfg(test)]
+mod test_support;
+
 /// The Serpent implementation the catalogue uses.
 pub type Serpent = serpent::Serpent;
 

@@ -765,25 +765,7 @@ mod tests {
         assert_eq!(format!("{c:?}"), "Twofish { ... }");
     }
 
-    /// xorshift64* (Vigna 2016): deterministic test data without a `rand`
-    /// dependency.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next_u64(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-
-        fn fill(&mut self, buf: &mut [u8]) {
-            for chunk in buf.chunks_mut(8) {
-                let v = self.next_u64().to_le_bytes();
-                chunk.copy_from_slice(&v[..chunk.len()]);
-            }
-        }
-    }
+    use crate::ciphers::test_support::XorShift;
 
     /// Cross-check against the `twofish` crate: random keys of every size,
     /// single blocks and multi-block buffers of every length modulo
