@@ -148,8 +148,49 @@ fn text(report: &Report) -> String {
             }
         }
     }
+    if let Some(c) = &report.cluster {
+        out.push_str(&cluster_text(c));
+    }
     if report.interrupted {
         out.push_str("# interrupted: rows not reached are missing\n");
+    }
+    out
+}
+
+/// The cluster rows in cryptsetup's table format, each node below on `#` lines.
+fn cluster_text(c: &crate::report::ClusterSummary) -> String {
+    let mut out = format!(
+        "# cluster: {} ranks, rows are the sum over the nodes\n",
+        c.ranks
+    );
+    out.push_str(TEXT_HEADER);
+    out.push('\n');
+    for r in &c.rows {
+        out.push_str(&row_line(
+            &r.cipher,
+            r.key_bits,
+            r.encrypt_mib_s,
+            r.decrypt_mib_s,
+        ));
+        out.push('\n');
+        for n in &r.per_node {
+            let _ = writeln!(
+                out,
+                "#   rank {} {} ({} threads): {:.1} MiB/s {:.1} MiB/s",
+                n.rank, n.hostname, n.threads, n.encrypt_mib_s, n.decrypt_mib_s
+            );
+        }
+        let _ = writeln!(out, "#   start skew {:.3} ms", r.start_skew_ms);
+    }
+    if !c.sweep.is_empty() {
+        out.push_str("# sweep: aggregate against number of nodes\n");
+        for r in &c.sweep {
+            let _ = writeln!(
+                out,
+                "#   {} {}b on {} node(s): {:.1} MiB/s {:.1} MiB/s",
+                r.cipher, r.key_bits, r.nodes, r.encrypt_mib_s, r.decrypt_mib_s
+            );
+        }
     }
     out
 }
@@ -192,6 +233,39 @@ fn csv(report: &Report) -> String {
             r.insecure,
             host
         );
+    }
+    if let Some(c) = &report.cluster {
+        for (kind, rows) in [("cluster", &c.rows), ("sweep", &c.sweep)] {
+            for r in rows {
+                let _ = writeln!(
+                    out,
+                    "{kind},{},{},{},{},{:.1},{:.1},,,,,,,,,1,,false,,,,,{} nodes",
+                    r.cipher,
+                    r.cipher,
+                    r.key_bits,
+                    r.nodes,
+                    r.encrypt_mib_s,
+                    r.decrypt_mib_s,
+                    r.nodes
+                );
+                if kind == "cluster" {
+                    for n in &r.per_node {
+                        let _ = writeln!(
+                            out,
+                            "node,{},{},{},{},{:.1},{:.1},,,,,,,,,1,{},false,,,,,{}",
+                            r.cipher,
+                            r.cipher,
+                            r.key_bits,
+                            n.threads,
+                            n.encrypt_mib_s,
+                            n.decrypt_mib_s,
+                            n.implementation,
+                            csv_escape(&n.hostname)
+                        );
+                    }
+                }
+            }
+        }
     }
     for k in &report.kdfs {
         match k {
@@ -289,6 +363,20 @@ fn markdown(report: &Report) -> String {
                 ),
             };
             let _ = writeln!(out, "| {name} | {result} |");
+        }
+    }
+    if let Some(c) = &report.cluster {
+        let _ = writeln!(
+            out,
+            "\n**Cluster**, {} ranks (sum over the nodes)\n\n| Algorithm | Key (bits) | Nodes | Encryption (MiB/s) | Decryption (MiB/s) | Start skew (ms) |\n|---|---:|---:|---:|---:|---:|",
+            c.ranks
+        );
+        for r in c.rows.iter().chain(&c.sweep) {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.1} | {:.1} | {:.3} |",
+                r.cipher, r.key_bits, r.nodes, r.encrypt_mib_s, r.decrypt_mib_s, r.start_skew_ms
+            );
         }
     }
     if report.interrupted {

@@ -28,7 +28,14 @@
 //!   "kdfs": [ { "kdf": "pbkdf2", "hash": "sha256", "iterations_per_second", "key_bits" },
 //!             { "kdf": "argon2", "variant": "argon2id", "iterations", "memory_kib",
 //!               "parallel", "key_bits", "requested_ms", "measured_ms" } ],
-//!   "interrupted": false                // true when Ctrl-C cut the run short
+//!   "interrupted": false,               // true when Ctrl-C cut the run short
+//!   "cluster": {                        // only with bench --cluster
+//!     "ranks": 3,
+//!     "rows": [ { "cipher", "key_bits", "nodes", "encrypt_mib_s", "decrypt_mib_s",
+//!                 "start_skew_ms", "per_node": [ { "rank", "hostname", "cpu_model",
+//!                 "threads", "encrypt_mib_s", "decrypt_mib_s", "implementation" } ] } ],
+//!     "sweep": [ ...the same, for 1, 2, ... N nodes (--sweep) ]
+//!   }
 //! }
 //! ```
 //! MiB is 2^20 bytes. Fields are only ever added within schema version 1.
@@ -164,6 +171,56 @@ impl CipherRow {
     }
 }
 
+/// One node's figures for one row of a cluster run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeFigures {
+    /// MPI rank.
+    pub rank: usize,
+    /// Host name.
+    pub hostname: String,
+    /// CPU model.
+    pub cpu_model: String,
+    /// Worker threads on the node.
+    pub threads: usize,
+    /// Encryption MiB/s on the node (all its threads).
+    pub encrypt_mib_s: f64,
+    /// Decryption MiB/s on the node.
+    pub decrypt_mib_s: f64,
+    /// The implementation that ran there.
+    pub implementation: String,
+}
+
+/// One row measured on every node at once.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterRow {
+    /// Row label (`aes-xts`).
+    pub cipher: String,
+    /// Key bits.
+    pub key_bits: usize,
+    /// Nodes that measured.
+    pub nodes: usize,
+    /// Sum of the nodes' encryption MiB/s (all measured over the same window).
+    pub encrypt_mib_s: f64,
+    /// Sum of the nodes' decryption MiB/s.
+    pub decrypt_mib_s: f64,
+    /// Largest difference between the nodes' start times, milliseconds
+    /// (wall clocks: meaningful when they are synchronised, e.g. by NTP).
+    pub start_skew_ms: f64,
+    /// Each node.
+    pub per_node: Vec<NodeFigures>,
+}
+
+/// The cluster part of a report (`bench --cluster`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterSummary {
+    /// Ranks in the job.
+    pub ranks: usize,
+    /// Every row on all nodes.
+    pub rows: Vec<ClusterRow>,
+    /// With `--sweep`: every row on 1, 2, ... N nodes (the study's Figures 3 and 4).
+    pub sweep: Vec<ClusterRow>,
+}
+
 /// A whole benchmark run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -181,4 +238,7 @@ pub struct Report {
     pub kdfs: Vec<KdfResult>,
     /// Whether the run was interrupted (rows not reached are missing).
     pub interrupted: bool,
+    /// Cluster figures (`bench --cluster`), when run under MPI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterSummary>,
 }

@@ -84,6 +84,7 @@ pub fn run(
         ciphers: Vec::new(),
         kdfs: Vec::new(),
         interrupted: false,
+        cluster: None,
     };
     // KDF lines come first in cryptsetup's output, but they are slow: measure the
     // ciphers first so that an interrupted run still has the table.

@@ -70,6 +70,7 @@ fn parse_listing(text: &str) -> Report {
         ciphers,
         kdfs,
         interrupted: false,
+        cluster: None,
     }
 }
 

@@ -105,6 +105,15 @@ pub struct BenchArgs {
     /// Write the results to FILE ('-' for standard output).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Measure on every rank of an MPI job at once (under `mpirun`, one rank per
+    /// node): one row per node and the cluster aggregate. Needs `--features mpi`.
+    #[arg(long)]
+    pub cluster: bool,
+
+    /// With --cluster: also the aggregate on 1, 2, ... N nodes (throughput against nodes).
+    #[arg(long, requires = "cluster")]
+    pub sweep: bool,
 }
 
 /// `clustercrypt ciphers`.

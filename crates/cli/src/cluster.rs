@@ -40,8 +40,18 @@ pub fn raw(_: &CryptArgs, _: &RawParams, _: bool) -> Result<(), CliError> {
     Err(unavailable())
 }
 
+/// `bench --cluster`.
+#[cfg(not(feature = "mpi"))]
+pub fn bench(
+    _: &crate::cli::BenchArgs,
+    _: &clustercrypt_bench::runner::Plan,
+    _: clustercrypt_bench::export::Format,
+) -> Result<(), CliError> {
+    Err(unavailable())
+}
+
 #[cfg(feature = "mpi")]
-pub use with_mpi::{decrypt, encrypt, raw};
+pub use with_mpi::{bench, decrypt, encrypt, raw};
 
 #[cfg(feature = "mpi")]
 mod with_mpi {
@@ -149,6 +159,64 @@ mod with_mpi {
                 distributed(t, all, &opener, args.threads, input, out, progress)
             })
         })
+    }
+
+    /// `bench --cluster`: rank 0 prints the report; the other ranks print nothing.
+    pub fn bench(
+        args: &crate::cli::BenchArgs,
+        plan: &clustercrypt_bench::runner::Plan,
+        format: clustercrypt_bench::export::Format,
+    ) -> Result<(), CliError> {
+        use clustercrypt_bench::clock::MonotonicClock;
+        use clustercrypt_bench::machine::Machine;
+        use clustercrypt_bench::report::{Report, SCHEMA, Settings, Tool};
+        use clustercrypt_cluster::bench::{ClusterBench, NodeInfo};
+
+        let t = MpiTransport::init().map_err(failed)?;
+        let machine = Machine::detect();
+        let me = Hello {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            host: machine.hostname.clone(),
+            threads: plan.threads,
+        };
+        hello(&t, &me).map_err(failed)?;
+        let b = ClusterBench {
+            specs: &plan.ciphers,
+            threads: plan.threads,
+            method: plan.method,
+            sweep: args.sweep,
+            me: NodeInfo {
+                hostname: machine.hostname.clone(),
+                cpu_model: machine.cpu_model.clone(),
+            },
+        };
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let summary = clustercrypt_cluster::bench::run(&t, &b, &MonotonicClock::default(), &cancel)
+            .map_err(failed)?;
+        let Some(summary) = summary else {
+            return Ok(());
+        };
+        let report = Report {
+            schema: SCHEMA.to_string(),
+            tool: Tool {
+                name: "clustercrypt".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            machine,
+            settings: Settings {
+                min_time_s: plan.method.min_time.as_secs_f64(),
+                buffer_size: plan.method.buffer_size,
+                request_size: plan.method.request_size,
+                runs: 1,
+                threads: plan.threads,
+            },
+            ciphers: Vec::new(),
+            kdfs: Vec::new(),
+            interrupted: false,
+            cluster: Some(summary),
+        };
+        crate::bench::write_output(args.output.as_deref(), &format.render(&report))?;
+        Ok(())
     }
 
     /// `--raw --cluster`: parallel raw modes spread over the ranks (the TEA

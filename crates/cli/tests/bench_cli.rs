@@ -118,6 +118,10 @@ fn error_paths_exit_2_with_a_clear_message() {
         "cannot be used with",
     );
     usage_error(&["frobnicate"], "unrecognized subcommand");
+    usage_error(&["bench", "--sweep"], "--cluster");
+    if !cfg!(feature = "mpi") {
+        usage_error(&["bench", "--cluster"], "built without MPI support");
+    }
 }
 
 #[test]

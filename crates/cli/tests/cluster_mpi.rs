@@ -219,3 +219,54 @@ fn a_usage_error_on_rank_0_stops_every_rank() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
     assert_eq!(std::fs::read(d.join("exists")).unwrap(), b"x");
 }
+
+#[test]
+fn bench_cluster_reports_every_node_and_the_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        3,
+        &[
+            "bench",
+            "--cluster",
+            "--sweep",
+            "--cipher",
+            "aes-xts-plain64",
+            "-s",
+            "512",
+            "--time",
+            "0.05",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON report, from rank 0");
+    let c = &j["cluster"];
+    assert_eq!(c["ranks"], 3);
+    let row = &c["rows"][0];
+    assert_eq!(row["cipher"], "aes-xts");
+    assert_eq!(row["nodes"], 3);
+    assert_eq!(row["per_node"].as_array().unwrap().len(), 3);
+    let sum: f64 = row["per_node"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["encrypt_mib_s"].as_f64().unwrap())
+        .sum();
+    assert!((row["encrypt_mib_s"].as_f64().unwrap() - sum).abs() < 1e-6);
+    let sweep: Vec<u64> = c["sweep"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["nodes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sweep, [1, 2, 3]);
+    assert!(row["start_skew_ms"].as_f64().unwrap() >= 0.0);
+}

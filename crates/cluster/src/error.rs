@@ -36,6 +36,9 @@ pub enum ClusterError {
     /// A malformed message arrived.
     #[error("malformed message: {0}")]
     Protocol(String),
+    /// A measurement failed or was interrupted.
+    #[error("measurement: {0}")]
+    Measure(String),
     /// The engine failed.
     #[error(transparent)]
     Engine(#[from] EngineError),

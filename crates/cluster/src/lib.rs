@@ -8,6 +8,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod bench;
 pub mod costmodel;
 pub mod distributed;
 pub mod error;
