@@ -61,6 +61,7 @@ mod with_mpi {
         DistributedTransform, Hello, hello, recv_spec, send_spec, serve,
     };
     use clustercrypt_cluster::mpi_transport::MpiTransport;
+    use clustercrypt_cluster::planning;
     use clustercrypt_cluster::transport::{ROOT, Transport};
     use clustercrypt_engine::raw::{self, RawParams};
     use clustercrypt_engine::stream::{open_header, prepare_encrypt, transform_from_description};
@@ -98,6 +99,7 @@ mod with_mpi {
                 return Ok(()); // rank 0 stopped before the work started
             }
             let inner = transform_from_description(&spec, threads).map_err(failed)?;
+            planning::answer(&t, &*inner, threads, probe_chunks(threads)).map_err(failed)?;
             return serve(&t, &*inner, threads).map_err(failed);
         }
         t.set_hosts(all.iter().map(|h| h.host.clone()).collect());
@@ -113,24 +115,55 @@ mod with_mpi {
         result
     }
 
-    /// Runs `inner` over the cluster inside the pipeline, then releases the workers.
+    /// Chunks each rank transforms to measure its speed before the run.
+    fn probe_chunks(threads: usize) -> usize {
+        (2 * threads).max(4)
+    }
+
+    /// The input's size, when it is a file (stdin: assume a large input).
+    fn input_size(args: &CryptArgs) -> u64 {
+        std::fs::metadata(&args.input).map_or(1 << 30, |m| m.len())
+    }
+
+    /// Measures the ranks and the links, plans with the cost model, runs `inner`
+    /// over the chosen ranks inside the pipeline, then releases the workers.
+    #[allow(clippy::too_many_arguments, reason = "the pieces of one run")]
     fn distributed(
         t: &MpiTransport,
         all: &[Hello],
         inner: &dyn ChunkTransform,
-        local_threads: usize,
+        args: &CryptArgs,
+        size: u64,
         input: &mut (dyn std::io::Read + Send),
         output: &mut dyn std::io::Write,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<clustercrypt_engine::Totals, EngineError> {
+        let hosts: Vec<String> = all.iter().map(|h| h.host.clone()).collect();
+        let as_engine = |e: clustercrypt_cluster::ClusterError| EngineError::Input(e.to_string());
+        let chunks = probe_chunks(args.threads);
+        let m = planning::measure(t, inner, args.threads, chunks, size, &hosts, 0.0)
+            .map_err(as_engine)?;
+        if args.explain {
+            eprintln!("{}", m.explain());
+        }
         // Two chunks in flight per remote thread, so sending overlaps computing.
-        let per_rank: Vec<(usize, usize)> = (1..t.size())
-            .map(|r| (r, 2 * all[r].threads.max(1)))
+        let per_rank: Vec<(usize, usize)> = m
+            .plan
+            .nodes
+            .iter()
+            .map(|&i| (i + 1, 2 * all[i + 1].threads.max(1)))
             .collect();
-        let hosts = all.iter().map(|h| h.host.clone()).collect();
-        let d = DistributedTransform::new(inner, t, local_threads, &per_rank, hosts);
+        let d = DistributedTransform::new(inner, t, args.threads, &per_rank, hosts);
+        let start = std::time::Instant::now();
         let r = pipeline::run(input, output, &d, d.slots(), progress);
         d.stop_workers();
+        if args.explain && r.is_ok() {
+            eprintln!(
+                "clustercrypt: measured {:.2} s against {:.2} s predicted",
+                start.elapsed().as_secs_f64(),
+                m.plan.seconds
+            );
+        }
         r
     }
 
@@ -144,7 +177,16 @@ mod with_mpi {
                 send(&sealer.describe())?;
                 out.write_all(&head)
                     .map_err(EngineError::io("cannot write the output"))?;
-                distributed(t, all, &sealer, args.threads, input, out, progress)
+                distributed(
+                    t,
+                    all,
+                    &sealer,
+                    args,
+                    input_size(args),
+                    input,
+                    out,
+                    progress,
+                )
             })
         })
     }
@@ -156,7 +198,16 @@ mod with_mpi {
             run(args, |input, out, progress| {
                 let (_, opener) = open_header(input, &key)?;
                 send(&opener.describe())?;
-                distributed(t, all, &opener, args.threads, input, out, progress)
+                distributed(
+                    t,
+                    all,
+                    &opener,
+                    args,
+                    input_size(args),
+                    input,
+                    out,
+                    progress,
+                )
             })
         })
     }
@@ -229,7 +280,16 @@ mod with_mpi {
                     return pipeline::run(input, out, &*inner, 1, progress);
                 }
                 send(&raw::describe(params, encrypt))?;
-                distributed(t, all, &*inner, args.threads, input, out, progress)
+                distributed(
+                    t,
+                    all,
+                    &*inner,
+                    args,
+                    input_size(args),
+                    input,
+                    out,
+                    progress,
+                )
             })
         })
     }

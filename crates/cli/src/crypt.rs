@@ -49,6 +49,12 @@ pub struct CryptArgs {
     #[arg(long)]
     pub cluster: bool,
 
+    /// With --cluster: print the measured node and link speeds, the predicted times
+    /// of a local and a distributed run, which nodes are used and why, and afterwards
+    /// the measured time against the prediction.
+    #[arg(long, requires = "cluster")]
+    pub explain: bool,
+
     #[command(flatten)]
     pub raw: RawArgs,
 }

@@ -14,6 +14,7 @@ pub mod distributed;
 pub mod error;
 #[cfg(feature = "mpi")]
 pub mod mpi_transport;
+pub mod planning;
 pub mod transport;
 
 pub use error::ClusterError;

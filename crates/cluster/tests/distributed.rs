@@ -168,3 +168,28 @@ fn a_different_version_is_refused_naming_the_node() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn ranks_are_measured_before_a_run() {
+    use clustercrypt_cluster::planning::{answer, measure};
+    let ranks = local::cluster(3);
+    let (_, sealer) = prepare_encrypt(
+        &key(),
+        &options(Suite::Aes256Gcm),
+        Randomness::generate().unwrap(),
+    )
+    .unwrap();
+    let m = std::thread::scope(|s| {
+        for t in &ranks[1..] {
+            let sealer = &sealer;
+            s.spawn(move || answer(t, sealer, 1, 4).unwrap());
+        }
+        let hosts: Vec<String> = (0..3).map(|r| format!("node{r}")).collect();
+        measure(&ranks[0], &sealer, 1, 4, 1 << 30, &hosts, 0.0).unwrap()
+    });
+    assert_eq!(m.others.len(), 2);
+    assert!(m.root.rate > 0.0 && m.others.iter().all(|n| n.rate > 0.0));
+    assert!(m.link.bandwidth > 0.0 && m.link.latency >= 0.0);
+    assert!(m.plan.seconds <= m.plan.local_seconds);
+    assert!(m.explain().contains("rank 2 (node2)"), "{}", m.explain());
+}
