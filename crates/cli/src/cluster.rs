@@ -99,7 +99,7 @@ mod with_mpi {
                 return Ok(()); // rank 0 stopped before the work started
             }
             let inner = transform_from_description(&spec, threads).map_err(failed)?;
-            planning::answer(&t, &*inner, threads, probe_chunks(threads)).map_err(failed)?;
+            planning::answer(&t, &*inner, threads).map_err(failed)?;
             return serve(&t, &*inner, threads).map_err(failed);
         }
         t.set_hosts(all.iter().map(|h| h.host.clone()).collect());
@@ -113,11 +113,6 @@ mod with_mpi {
             let _ = send_spec(&t, &[]);
         }
         result
-    }
-
-    /// Chunks each rank transforms to measure its speed before the run.
-    fn probe_chunks(threads: usize) -> usize {
-        (2 * threads).max(4)
     }
 
     /// The input's size, when it is a file (stdin: assume a large input).
@@ -140,9 +135,7 @@ mod with_mpi {
     ) -> Result<clustercrypt_engine::Totals, EngineError> {
         let hosts: Vec<String> = all.iter().map(|h| h.host.clone()).collect();
         let as_engine = |e: clustercrypt_cluster::ClusterError| EngineError::Input(e.to_string());
-        let chunks = probe_chunks(args.threads);
-        let m = planning::measure(t, inner, args.threads, chunks, size, &hosts, 0.0)
-            .map_err(as_engine)?;
+        let m = planning::measure(t, inner, args.threads, size, &hosts, 0.0).map_err(as_engine)?;
         if args.explain {
             eprintln!("{}", m.explain());
         }

@@ -44,13 +44,21 @@ impl ChunkTransform for NeverLast<'_> {
     }
 }
 
-/// Bytes per second of `inner` on `threads` threads over `chunks` chunks of zeros.
+/// How much to probe before a run of `size` bytes: a sixteenth of the input,
+/// at least 64 KiB and at most four chunks, so small files stay cheap.
+pub fn probe_bytes(size: u64, chunk: usize) -> usize {
+    let want = (size / 16).min(4 * chunk as u64) as usize;
+    want.max(64 << 10).min(4 * chunk)
+}
+
+/// Bytes per second of `inner` on `threads` threads over `len` bytes of zeros.
 pub fn probe_rate(
     inner: &dyn ChunkTransform,
     threads: usize,
-    chunks: usize,
+    len: usize,
 ) -> Result<f64, EngineError> {
-    let len = inner.input_len() * chunks.max(1);
+    // Whole blocks, so that block modes without padding accept the sample.
+    let len = (len.max(64) / 64) * 64;
     let data = vec![0u8; len];
     let start = Instant::now();
     pipeline::run(
@@ -63,15 +71,20 @@ pub fn probe_rate(
     Ok(len as f64 / start.elapsed().as_secs_f64().max(1e-9))
 }
 
-/// Worker side of the measurements: probe, then echo pings until told to stop.
+/// Worker side of the measurements: probe as much as rank 0 asks, then echo
+/// pings until told to stop.
 pub fn answer(
     t: &dyn Transport,
     inner: &dyn ChunkTransform,
     threads: usize,
-    chunks: usize,
 ) -> Result<(), ClusterError> {
-    t.recv(ROOT, PROBE_TAG)?;
-    let rate = probe_rate(inner, threads, chunks)?;
+    let ask = t.recv(ROOT, PROBE_TAG)?;
+    let len = ask
+        .get(..8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_le_bytes)
+        .ok_or_else(|| ClusterError::Protocol("bad probe request".into()))?;
+    let rate = probe_rate(inner, threads, len as usize)?;
     t.send(ROOT, PROBE_TAG, rate.to_string().as_bytes())?;
     loop {
         let ping = t.recv(ROOT, PING_TAG)?;
@@ -107,15 +120,15 @@ pub fn measure(
     t: &dyn Transport,
     inner: &dyn ChunkTransform,
     threads: usize,
-    chunks: usize,
     size: u64,
     hosts: &[String],
     startup: f64,
 ) -> Result<Measured, ClusterError> {
+    let sample = probe_bytes(size, inner.input_len());
     for r in 1..t.size() {
-        t.send(r, PROBE_TAG, &[])?;
+        t.send(r, PROBE_TAG, &(sample as u64).to_le_bytes())?;
     }
-    let root_rate = probe_rate(inner, threads, chunks)?;
+    let root_rate = probe_rate(inner, threads, sample)?;
     let mut others = Vec::new();
     for r in 1..t.size() {
         let text = String::from_utf8_lossy(&t.recv(r, PROBE_TAG)?).into_owned();

@@ -182,14 +182,22 @@ fn ranks_are_measured_before_a_run() {
     let m = std::thread::scope(|s| {
         for t in &ranks[1..] {
             let sealer = &sealer;
-            s.spawn(move || answer(t, sealer, 1, 4).unwrap());
+            s.spawn(move || answer(t, sealer, 1).unwrap());
         }
         let hosts: Vec<String> = (0..3).map(|r| format!("node{r}")).collect();
-        measure(&ranks[0], &sealer, 1, 4, 1 << 30, &hosts, 0.0).unwrap()
+        measure(&ranks[0], &sealer, 1, 1 << 30, &hosts, 0.0).unwrap()
     });
     assert_eq!(m.others.len(), 2);
     assert!(m.root.rate > 0.0 && m.others.iter().all(|n| n.rate > 0.0));
     assert!(m.link.bandwidth > 0.0 && m.link.latency >= 0.0);
     assert!(m.plan.seconds <= m.plan.local_seconds);
     assert!(m.explain().contains("rank 2 (node2)"), "{}", m.explain());
+    assert_eq!(
+        clustercrypt_cluster::planning::probe_bytes(240_000, 1 << 20),
+        64 << 10
+    );
+    assert_eq!(
+        clustercrypt_cluster::planning::probe_bytes(1 << 40, 1 << 20),
+        4 << 20
+    );
 }
