@@ -267,6 +267,7 @@ mod with_mpi {
     /// study's hybrid build); sequential ones (CBC encryption, RC4) run on rank 0.
     pub fn raw(args: &CryptArgs, params: &RawParams, encrypt: bool) -> Result<(), CliError> {
         job(args.threads, |t, all, send| {
+            crate::crypt::warn_raw(params, encrypt);
             let inner = raw::transform_for(params, encrypt).map_err(failed)?;
             run(args, |input, out, progress| {
                 if raw::is_sequential(&params.spec, encrypt) {

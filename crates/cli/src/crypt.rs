@@ -290,10 +290,10 @@ pub fn encrypt(args: &EncryptArgs) -> Result<(), CliError> {
             ));
         }
         let params = raw_params(c, args.chunk_size)?;
-        warn_raw(&params, true);
         if c.cluster {
             return crate::cluster::raw(c, &params, true);
         }
+        warn_raw(&params, true);
         return run(c, |input, out, progress| {
             raw::raw_encrypt(input, out, &params, progress)
         });
@@ -327,10 +327,10 @@ pub fn encrypt(args: &EncryptArgs) -> Result<(), CliError> {
 pub fn decrypt(args: &CryptArgs) -> Result<(), CliError> {
     if args.raw.raw {
         let params = raw_params(args, DEFAULT_CHUNK_SIZE)?;
-        warn_raw(&params, false);
         if args.cluster {
             return crate::cluster::raw(args, &params, false);
         }
+        warn_raw(&params, false);
         return run(args, |input, out, progress| {
             raw::raw_decrypt(input, out, &params, progress)
         });
