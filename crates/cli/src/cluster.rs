@@ -150,11 +150,17 @@ mod with_mpi {
         let start = std::time::Instant::now();
         let r = pipeline::run(input, output, &d, d.slots(), progress);
         d.stop_workers();
-        if args.explain && r.is_ok() {
+        if (args.explain || !args.quiet) && r.is_ok() {
+            let used = if m.plan.nodes.is_empty() {
+                "on rank 0 alone".to_string()
+            } else {
+                format!("on {} nodes", m.plan.nodes.len() + 1)
+            };
             eprintln!(
-                "clustercrypt: measured {:.2} s against {:.2} s predicted",
+                "clustercrypt: {used}: measured {:.2} s against {:.2} s predicted (local run predicted {:.2} s)",
                 start.elapsed().as_secs_f64(),
-                m.plan.seconds
+                m.plan.seconds,
+                m.plan.local_seconds
             );
         }
         r

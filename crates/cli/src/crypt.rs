@@ -50,8 +50,8 @@ pub struct CryptArgs {
     pub cluster: bool,
 
     /// With --cluster: print the measured node and link speeds, the predicted times
-    /// of a local and a distributed run, which nodes are used and why, and afterwards
-    /// the measured time against the prediction.
+    /// of a local and a distributed run, and which nodes are used and why (the
+    /// measured time against the prediction is printed after every cluster run).
     #[arg(long, requires = "cluster")]
     pub explain: bool,
 
