@@ -46,18 +46,15 @@ fn xor_in_place(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// Writes `n` consecutive big-endian counter values starting at `ctr` into `out`
-/// and returns the counter after them. The counter wraps modulo 2^(8·block size),
-/// as OpenSSL's CTR mode does.
-fn fill_counters(ctr: &mut [u8], out: &mut [u8]) {
+/// Writes consecutive big-endian counter values starting at `ctr` into `out`
+/// and leaves `ctr` after them. The counter wraps modulo 2^(8·block size), as
+/// OpenSSL's CTR mode does. 16-byte blocks use the SIMD code `simd` allows.
+fn fill_counters(simd: Simd, ctr: &mut [u8], out: &mut [u8]) {
     let bs = ctr.len();
     match bs {
         16 => {
-            let mut c = u128::from_be_bytes(ctr.try_into().expect("16-byte block"));
-            for blk in out.chunks_exact_mut(16) {
-                blk.copy_from_slice(&c.to_be_bytes());
-                c = c.wrapping_add(1);
-            }
+            let mut c = u128::from_be_bytes((&*ctr).try_into().expect("16-byte block"));
+            backends::fill_counters128(simd, &mut c, out);
             ctr.copy_from_slice(&c.to_be_bytes());
         }
         8 => {
@@ -170,13 +167,7 @@ where
         for chunk in data.chunks_mut(BATCH_BYTES) {
             let len = chunk.len().div_ceil(bs) * bs;
             let stream = &mut self.scratch[..len];
-            if bs == 16 {
-                let mut c = u128::from_be_bytes((&*counter).try_into().expect("16 bytes"));
-                backends::fill_counters128(self.simd, &mut c, stream);
-                counter.copy_from_slice(&c.to_be_bytes());
-            } else {
-                fill_counters(counter, stream);
-            }
+            fill_counters(self.simd, counter, stream);
             self.cipher.encrypt_blocks(blocks_mut(stream));
             backends::xor_in_place(self.simd, chunk, stream);
         }
@@ -399,7 +390,7 @@ mod tests {
     fn counters_wrap_big_endian() {
         let mut c = [0xffu8; 16];
         let mut out = [0u8; 32];
-        fill_counters(&mut c, &mut out);
+        fill_counters(Simd::Portable, &mut c, &mut out);
         assert_eq!(&out[..16], &[0xff; 16]);
         assert_eq!(&out[16..], &[0; 16]);
         assert_eq!(c, {
@@ -409,7 +400,7 @@ mod tests {
         });
         let mut c8 = [0, 0, 0, 0, 0, 0, 0, 0xfe];
         let mut out8 = [0u8; 16];
-        fill_counters(&mut c8, &mut out8);
+        fill_counters(Simd::Portable, &mut c8, &mut out8);
         assert_eq!(out8[15], 0xff);
         assert_eq!(c8, [0, 0, 0, 0, 0, 0, 1, 0]);
     }

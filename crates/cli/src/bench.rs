@@ -1,7 +1,7 @@
 //! `clustercrypt bench` and `clustercrypt ciphers`: turn the options into a plan,
 //! run it with a progress bar and Ctrl-C handling, write the report.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -18,6 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{BenchArgs, CiphersArgs};
 use crate::error::CliError;
+use crate::output::Sink;
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
@@ -114,28 +115,17 @@ impl Observer for Progress {
     }
 }
 
-/// Writes `text` to `path` (or stdout for `-`/none) without leaving a partial file.
+/// Writes `text` to `path` (or stdout for `-`/none) without leaving a partial file;
+/// an existing file is replaced.
 pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
-    match path {
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
-        }
-        Some(p) if p == Path::new("-") => return write_output(None, text),
-        Some(p) => {
-            let dir = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let mut tmp = tempfile::NamedTempFile::new_in(dir)
-                .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-            tmp.write_all(text.as_bytes())?;
-            tmp.persist(p)
-                .with_context(|| format!("cannot write {}", p.display()))?;
-        }
-    }
-    Ok(())
+    let path = path.unwrap_or(Path::new("-"));
+    let mut sink = Sink::open(path, Path::new("-"), true).map_err(|e| match e {
+        CliError::Usage(m) => anyhow::anyhow!(m),
+        CliError::Failed(e) => e,
+        CliError::Interrupted => anyhow::anyhow!("interrupted"),
+    })?;
+    sink.writer().write_all(text.as_bytes())?;
+    sink.commit()
 }
 
 /// Runs `clustercrypt bench`.

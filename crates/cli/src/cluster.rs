@@ -102,7 +102,6 @@ mod with_mpi {
             planning::answer(&t, &*inner, threads).map_err(failed)?;
             return serve(&t, &*inner, threads).map_err(failed);
         }
-        t.set_hosts(all.iter().map(|h| h.host.clone()).collect());
         let sent = Cell::new(false);
         let send = |spec: &[u8]| {
             sent.set(true);

@@ -375,42 +375,15 @@ pub fn keygen(args: &KeygenArgs) -> Result<(), CliError> {
             "keygen writes keys to files only, never to the terminal: give -o FILE".into(),
         ));
     }
-    if args.output.exists() && !args.force {
-        return Err(CliError::Usage(format!(
-            "{} already exists; use --force to overwrite it",
-            args.output.display()
-        )));
-    }
     let key = MasterKey::generate().map_err(engine_error)?;
     let mut text = Zeroizing::new(key.to_hex().to_string());
     text.push('\n');
-    let dir = args
-        .output
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // A temporary file is created with mode 0600 and renamed into place.
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".clustercrypt-key-")
-        .tempfile_in(dir)
-        .map_err(|e| CliError::Usage(format!("cannot create a file in {}: {e}", dir.display())))?;
-    tmp.write_all(text.as_bytes())
+    // The temporary file is created with mode 0600 and renamed into place.
+    let mut sink = Sink::open(&args.output, Path::new("-"), args.force)?;
+    sink.writer()
+        .write_all(text.as_bytes())
         .map_err(|e| CliError::Failed(e.into()))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| CliError::Failed(e.into()))?;
-    let persisted = if args.force {
-        tmp.persist(&args.output)
-    } else {
-        tmp.persist_noclobber(&args.output)
-    };
-    persisted.map_err(|e| {
-        CliError::Failed(anyhow::anyhow!(
-            "cannot write {}: {}",
-            args.output.display(),
-            e.error
-        ))
-    })?;
+    sink.commit().map_err(CliError::Failed)?;
     eprintln!(
         "clustercrypt: wrote a new 256-bit key to {}",
         args.output.display()

@@ -22,7 +22,6 @@ pub struct MpiTransport {
     // Field order matters: the communicator must go before MPI is finalised.
     world: SimpleCommunicator,
     _universe: Universe,
-    hosts: std::sync::Mutex<Vec<String>>,
 }
 
 // SAFETY: MPI was initialised with MPI_THREAD_MULTIPLE (checked in `init`), under
@@ -46,18 +45,7 @@ impl MpiTransport {
         Ok(MpiTransport {
             world: universe.world(),
             _universe: universe,
-            hosts: std::sync::Mutex::new(Vec::new()),
         })
-    }
-
-    /// Records every rank's host name (from the greeting) for messages.
-    pub fn set_hosts(&self, hosts: Vec<String>) {
-        *self.hosts.lock().expect("hosts") = hosts;
-    }
-
-    /// Blocks until every rank reaches this point.
-    pub fn barrier(&self) {
-        mpi::collective::CommunicatorCollectives::barrier(&self.world);
     }
 }
 
@@ -87,13 +75,5 @@ impl Transport for MpiTransport {
             .any_process()
             .receive_vec_with_tag::<u8>(tag as i32);
         Ok((status.source_rank() as usize, v))
-    }
-    fn host_of(&self, rank: usize) -> String {
-        self.hosts
-            .lock()
-            .expect("hosts")
-            .get(rank)
-            .cloned()
-            .unwrap_or_else(|| format!("rank {rank}"))
     }
 }

@@ -22,10 +22,6 @@ pub trait Transport: Sync {
     fn recv(&self, from: usize, tag: u32) -> Result<Vec<u8>, ClusterError>;
     /// Receives the next message with `tag` from any rank; returns the sender.
     fn recv_any(&self, tag: u32) -> Result<(usize, Vec<u8>), ClusterError>;
-    /// The host name of rank `rank`, for messages (after [`crate::hello`]).
-    fn host_of(&self, rank: usize) -> String {
-        format!("rank {rank}")
-    }
 }
 
 /// In-process transport: each "rank" is a thread, messages go through channels.

@@ -55,8 +55,6 @@ pub trait ChunkTransform: Sync {
 /// Totals of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Totals {
-    /// Bytes read.
-    pub bytes_in: u64,
     /// Bytes written.
     pub bytes_out: u64,
     /// Chunks processed.
@@ -191,7 +189,6 @@ pub fn run(
                         .write_all(&job.data)
                         .map_err(EngineError::io("cannot write the output"))?;
                     totals.bytes_out += job.data.len() as u64;
-                    totals.bytes_in += (job.data.len() as u64).min(chunk as u64);
                     totals.chunks += 1;
                     progress(totals.chunks * chunk as u64);
                     let last = job.last;
