@@ -101,7 +101,9 @@ pub fn run(
             .expect("pool has room");
     }
     let (job_tx, job_rx) = bounded::<Job>(slots);
-    let (done_tx, done_rx) = unbounded::<Result<Job, EngineError>>();
+    // Workers send the chunk index with the result, so that the writer
+    // reports the first failing chunk in file order, whatever the threads.
+    let (done_tx, done_rx) = unbounded::<(u64, Result<Job, EngineError>)>();
     let abort = AtomicBool::new(false);
     let tail_len = transform.tail_len();
 
@@ -122,7 +124,8 @@ pub fn run(
                 let n = match read_full(&mut *input, &mut buf) {
                     Ok(n) => n,
                     Err(e) => {
-                        let _ = reader_done.send(Err(EngineError::io("cannot read the input")(e)));
+                        let _ = reader_done
+                            .send((u64::MAX, Err(EngineError::io("cannot read the input")(e))));
                         return;
                     }
                 };
@@ -167,8 +170,9 @@ pub fn run(
                     if abort_w.load(Ordering::Relaxed) {
                         return;
                     }
+                    let index = job.index;
                     let r = transform.transform(&mut job).map(|()| job);
-                    if tx.send(r).is_err() {
+                    if tx.send((index, r)).is_err() {
                         return;
                     }
                 }
@@ -179,12 +183,16 @@ pub fn run(
 
         // Writer: in order, each chunk only after it was transformed.
         let mut totals = Totals::default();
-        let mut waiting: BTreeMap<u64, Job> = BTreeMap::new();
+        let mut waiting: BTreeMap<u64, Result<Job, EngineError>> = BTreeMap::new();
         let result = (|| {
-            for r in done_rx.iter() {
-                let job = r?;
-                waiting.insert(job.index, job);
-                while let Some(job) = waiting.remove(&totals.chunks) {
+            for (index, r) in done_rx.iter() {
+                if index == u64::MAX {
+                    // A read error: nothing after it can arrive.
+                    return r.map(|_| ());
+                }
+                waiting.insert(index, r);
+                while let Some(r) = waiting.remove(&totals.chunks) {
+                    let job = r?;
                     output
                         .write_all(&job.data)
                         .map_err(EngineError::io("cannot write the output"))?;
@@ -289,6 +297,42 @@ mod tests {
         let err = run(&mut &input[..], &mut out, &FailAt(17), 3, &|_| {}).unwrap_err();
         assert!(matches!(err, EngineError::Chunk(17)));
         assert!(out.len() <= 170, "nothing from chunk 17 on was written");
+    }
+
+    /// Chunk 5 fails slowly, every chunk from 9 on fails at once.
+    struct SlowFirstFailure;
+    impl ChunkTransform for SlowFirstFailure {
+        fn input_len(&self) -> usize {
+            10
+        }
+        fn transform(&self, job: &mut Job) -> Result<(), EngineError> {
+            if job.index == 5 {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                return Err(EngineError::Chunk(5));
+            }
+            if job.index >= 9 {
+                return Err(EngineError::Chunk(job.index));
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_first_failing_chunk_in_file_order_is_reported() {
+        let input = vec![1u8; 1000];
+        for threads in [2, 4, 8] {
+            let mut out = Vec::new();
+            let err = run(
+                &mut &input[..],
+                &mut out,
+                &SlowFirstFailure,
+                threads,
+                &|_| {},
+            )
+            .unwrap_err();
+            assert!(matches!(err, EngineError::Chunk(5)), "{threads}: {err}");
+            assert_eq!(out.len(), 50, "chunks 0-4 were written, nothing after");
+        }
     }
 
     struct Tails;
