@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::clock::Clock;
 use crate::measure::MeasureError;
@@ -29,7 +29,7 @@ pub const ARGON2_MIN_MEMORY_KIB: u32 = 32;
 pub const ARGON2_MAX_PARALLEL: u32 = 4;
 
 /// A hash for PBKDF2-HMAC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Hash {
     /// SHA-1.
@@ -74,7 +74,7 @@ impl Hash {
 }
 
 /// Which Argon2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Argon2Variant {
     /// Argon2i (data-independent addressing).
@@ -139,7 +139,7 @@ impl KdfSpec {
 }
 
 /// One KDF line of the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kdf", rename_all = "lowercase")]
 pub enum KdfResult {
     /// PBKDF2 speed.

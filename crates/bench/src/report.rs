@@ -35,12 +35,21 @@
 //!                 "start_skew_ms", "per_node": [ { "rank", "hostname", "cpu_model",
 //!                 "threads", "encrypt_mib_s", "decrypt_mib_s", "implementation" } ] } ],
 //!     "sweep": [ ...the same, for 1, 2, ... N nodes (--sweep) ]
-//!   }
+//!   },
+//!   "source": "cryptsetup benchmark listing pi4.txt",   // only when imported
+//!   "unavailable": [ { "cipher", "key_bits", "reason" } ], // N/A rows of a listing
+//!   "files": [ { "cipher", "algorithm", "mode", "key_bits", "file_bytes", "threads",
+//!                "encrypt_s", "decrypt_s", "cpu_percent", "peak_memory_bytes",
+//!                "insecure" } ],                        // bench --files
+//!   "hpl": [ { "gflops", "n", "nb", "p", "q", "processes", "nodes", "seconds",
+//!              "passed", "program" } ],                 // clustercrypt hpl
+//!   "power": [ { "workload", "watts", "source": "rapl|meter|command|published",
+//!                "mib_s", "gflops", "cost_usd" } ]
 //! }
 //! ```
 //! MiB is 2^20 bytes. Fields are only ever added within schema version 1.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use clustercrypt_catalogue::{Algorithm, CipherSpec, Mode};
 
@@ -52,7 +61,7 @@ use crate::stats::Stats;
 pub const SCHEMA: &str = "clustercrypt-bench/1";
 
 /// The tool that produced a report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tool {
     /// Always `clustercrypt`.
     pub name: String,
@@ -61,7 +70,7 @@ pub struct Tool {
 }
 
 /// How the run was measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     /// Minimum seconds per direction.
     pub min_time_s: f64,
@@ -76,7 +85,7 @@ pub struct Settings {
 }
 
 /// One worker's figures (mean over runs).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadFigures {
     /// Worker index.
     pub thread: usize,
@@ -96,7 +105,7 @@ pub struct RunFigures {
 }
 
 /// One measured row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CipherRow {
     /// Row label as cryptsetup prints it (`aes-xts`).
     pub cipher: String,
@@ -172,7 +181,7 @@ impl CipherRow {
 }
 
 /// One node's figures for one row of a cluster run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodeFigures {
     /// MPI rank.
     pub rank: usize,
@@ -191,7 +200,7 @@ pub struct NodeFigures {
 }
 
 /// One row measured on every node at once.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClusterRow {
     /// Row label (`aes-xts`).
     pub cipher: String,
@@ -211,7 +220,7 @@ pub struct ClusterRow {
 }
 
 /// The cluster part of a report (`bench --cluster`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClusterSummary {
     /// Ranks in the job.
     pub ranks: usize,
@@ -222,7 +231,7 @@ pub struct ClusterSummary {
 }
 
 /// A whole benchmark run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Schema identifier, [`SCHEMA`].
     pub schema: String,
@@ -239,6 +248,143 @@ pub struct Report {
     /// Whether the run was interrupted (rows not reached are missing).
     pub interrupted: bool,
     /// Cluster figures (`bench --cluster`), when run under MPI.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterSummary>,
+    /// Where the figures came from when not measured by this tool (an imported
+    /// `cryptsetup benchmark` listing, a published reference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Rows the source lists without a figure (cryptsetup's `N/A`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<UnavailableRow>,
+    /// The file-size study (`bench --files`, seed 002).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileRow>,
+    /// HPL results (`clustercrypt hpl`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hpl: Vec<HplResult>,
+    /// Power readings taken during the run, with their source.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub power: Vec<PowerReading>,
+}
+
+impl Report {
+    /// An empty report for `machine`, measured with `settings`.
+    pub fn empty(machine: Machine, settings: Settings) -> Report {
+        Report {
+            schema: SCHEMA.to_string(),
+            tool: Tool {
+                name: "clustercrypt".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            machine,
+            settings,
+            ciphers: Vec::new(),
+            kdfs: Vec::new(),
+            interrupted: false,
+            cluster: None,
+            source: None,
+            unavailable: Vec::new(),
+            files: Vec::new(),
+            hpl: Vec::new(),
+            power: Vec::new(),
+        }
+    }
+}
+
+/// A row that the source names but has no figure for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnavailableRow {
+    /// Row label as the source prints it (`serpent-cbc`).
+    pub cipher: String,
+    /// Key bits as cryptsetup counts them.
+    pub key_bits: usize,
+    /// Why (`N/A` in the listing, not supported here, ...).
+    pub reason: String,
+}
+
+/// One file of the file-size study: real files encrypted and decrypted end to end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRow {
+    /// Row label (`aes-cbc`, `rc4`).
+    pub cipher: String,
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// The mode.
+    pub mode: Mode,
+    /// Key bits.
+    pub key_bits: usize,
+    /// File size in bytes.
+    pub file_bytes: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall seconds to encrypt the file (read, encrypt, write).
+    pub encrypt_s: f64,
+    /// Wall seconds to decrypt it.
+    pub decrypt_s: f64,
+    /// CPU time (user + system) over wall time while encrypting, in percent of one core.
+    pub cpu_percent: f64,
+    /// Peak resident memory growth of the process while encrypting, bytes.
+    pub peak_memory_bytes: u64,
+    /// Whether the cipher or mode is considered broken.
+    pub insecure: bool,
+}
+
+/// One HPL run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HplResult {
+    /// GFLOPS as HPL reports them.
+    pub gflops: f64,
+    /// Problem size.
+    pub n: u64,
+    /// Block size.
+    pub nb: u64,
+    /// Process grid rows.
+    pub p: u64,
+    /// Process grid columns.
+    pub q: u64,
+    /// MPI processes.
+    pub processes: usize,
+    /// Nodes the processes ran on.
+    pub nodes: usize,
+    /// Wall seconds of the HPL part.
+    pub seconds: f64,
+    /// Whether HPL's residual check passed.
+    pub passed: bool,
+    /// Which program ran (`hpcc 1.5.0`, `xhpl`).
+    pub program: String,
+}
+
+/// Where a power figure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PowerSource {
+    /// Linux powercap (Intel/AMD RAPL) energy counters: the CPU package, not the wall.
+    Rapl,
+    /// A figure given by the user from an external meter (`--watts`).
+    Meter,
+    /// A command that prints watts (`--watts-command`).
+    Command,
+    /// A published figure.
+    Published,
+}
+
+/// Power drawn during one workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PowerReading {
+    /// What ran (`idle`, `bench aes-xts 512b`, `hpl`).
+    pub workload: String,
+    /// Mean watts.
+    pub watts: f64,
+    /// Where the figure came from.
+    pub source: PowerSource,
+    /// Throughput during the workload, MiB/s (crypto workloads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mib_s: Option<f64>,
+    /// GFLOPS during the workload (HPL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gflops: Option<f64>,
+    /// Cost of the hardware in US dollars (`--cost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }

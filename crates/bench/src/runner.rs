@@ -9,7 +9,7 @@ use crate::clock::Clock;
 use crate::kdf::{Argon2Limits, KdfSpec, run_kdf};
 use crate::machine::Machine;
 use crate::measure::{MeasureError, Method, measure_row};
-use crate::report::{CipherRow, Report, RunFigures, SCHEMA, Settings, Tool};
+use crate::report::{CipherRow, Report, RunFigures, Settings};
 
 /// What to measure and how.
 #[derive(Debug, Clone)]
@@ -67,25 +67,17 @@ pub fn run(
     }
     let threads = plan.threads.max(1);
     let runs = plan.runs.max(1);
-    let mut report = Report {
-        schema: SCHEMA.to_string(),
-        tool: Tool {
-            name: "clustercrypt".into(),
-            version: tool_version.to_string(),
-        },
-        machine: Machine::detect(),
-        settings: Settings {
+    let mut report = Report::empty(
+        Machine::detect(),
+        Settings {
             min_time_s: plan.method.min_time.as_secs_f64(),
             buffer_size: plan.method.buffer_size,
             request_size: plan.method.request_size,
             runs,
             threads,
         },
-        ciphers: Vec::new(),
-        kdfs: Vec::new(),
-        interrupted: false,
-        cluster: None,
-    };
+    );
+    report.tool.version = tool_version.to_string();
     // KDF lines come first in cryptsetup's output, but they are slow: measure the
     // ciphers first so that an interrupted run still has the table.
     for spec in &plan.ciphers {

@@ -1,9 +1,9 @@
 //! Summary statistics over repeated runs.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Mean, median, extremes and sample standard deviation of a set of figures.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     /// Arithmetic mean.
     pub mean: f64,

@@ -71,6 +71,11 @@ fn parse_listing(text: &str) -> Report {
         kdfs,
         interrupted: false,
         cluster: None,
+        source: None,
+        unavailable: Vec::new(),
+        files: Vec::new(),
+        hpl: Vec::new(),
+        power: Vec::new(),
     }
 }
 
@@ -172,4 +177,25 @@ fn text_marks_insecure_rows_and_threads() {
         lines.contains(&"#   thread 1: 50.0 MiB/s 55.0 MiB/s"),
         "{text}"
     );
+}
+
+#[test]
+fn json_reads_back_into_the_same_report() {
+    let mut report = parse_listing(include_str!("data/cryptsetup_pi4.txt"));
+    report.files.push(clustercrypt_bench::report::FileRow {
+        cipher: "aes-cbc".into(),
+        algorithm: clustercrypt_catalogue::Algorithm::Aes,
+        mode: clustercrypt_catalogue::Mode::Cbc,
+        key_bits: 128,
+        file_bytes: 1 << 20,
+        threads: 1,
+        encrypt_s: 0.5,
+        decrypt_s: 0.25,
+        cpu_percent: 99.0,
+        peak_memory_bytes: 4096,
+        insecure: false,
+    });
+    let json = Format::Json.render(&report);
+    let back: Report = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, report);
 }

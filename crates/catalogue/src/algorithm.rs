@@ -3,10 +3,10 @@
 //! Key sizes are counted as cryptsetup counts them: in bits, and for XTS the
 //! sum of the data key and the tweak key (so `aes-xts` 512b is AES-256).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A block or stream cipher in the catalogue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Algorithm {

@@ -8,12 +8,12 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::algorithm::{Algorithm, Kind};
 
 /// How blocks are chained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Mode {
@@ -71,7 +71,7 @@ impl Mode {
 }
 
 /// How the per-sector IV is generated, as dm-crypt does it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum IvGen {
@@ -121,7 +121,7 @@ impl IvGen {
 }
 
 /// A parsed and validated cipher specification with its key size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CipherSpec {
     /// The algorithm.
     pub algorithm: Algorithm,

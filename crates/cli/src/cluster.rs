@@ -218,7 +218,7 @@ mod with_mpi {
     ) -> Result<(), CliError> {
         use clustercrypt_bench::clock::MonotonicClock;
         use clustercrypt_bench::machine::Machine;
-        use clustercrypt_bench::report::{Report, SCHEMA, Settings, Tool};
+        use clustercrypt_bench::report::{Report, Settings};
         use clustercrypt_cluster::bench::{ClusterBench, NodeInfo};
 
         let t = MpiTransport::init().map_err(failed)?;
@@ -245,25 +245,17 @@ mod with_mpi {
         let Some(summary) = summary else {
             return Ok(());
         };
-        let report = Report {
-            schema: SCHEMA.to_string(),
-            tool: Tool {
-                name: "clustercrypt".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-            },
+        let mut report = Report::empty(
             machine,
-            settings: Settings {
+            Settings {
                 min_time_s: plan.method.min_time.as_secs_f64(),
                 buffer_size: plan.method.buffer_size,
                 request_size: plan.method.request_size,
                 runs: 1,
                 threads: plan.threads,
             },
-            ciphers: Vec::new(),
-            kdfs: Vec::new(),
-            interrupted: false,
-            cluster: Some(summary),
-        };
+        );
+        report.cluster = Some(summary);
         crate::bench::write_output(args.output.as_deref(), &format.render(&report))?;
         Ok(())
     }
