@@ -15,8 +15,14 @@ nodes. Needs a build with MPI: `cargo build --release --features mpi`.
 
   python3 scripts/tea_study.py                       # sizes up to 24 MB
   python3 scripts/tea_study.py --max-size 240M --nodes 3 --testbed --rate 100mbit
+  python3 scripts/tea_study.py --json tea.json && clustercrypt report tea.json --ref tea-cluster -o tea.html
+
+`--json FILE` also writes the timings as clustercrypt results (the `speedup` rows
+of the JSON schema, see docs/BENCH.md), which `clustercrypt report` draws as
+speedup against file size and against rounds.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -53,6 +59,7 @@ def main():
     ap.add_argument("--testbed", action="store_true", help="run the cluster inside scripts/testbed.sh namespaces")
     ap.add_argument("--rate", default=None, help="with --testbed: link rate, e.g. 100mbit (the study's router)")
     ap.add_argument("--no-cluster", action="store_true")
+    ap.add_argument("--json", metavar="FILE", help="also write the timings as clustercrypt results (JSON)")
     args = ap.parse_args()
 
     binary = os.path.abspath(args.binary)
@@ -90,6 +97,9 @@ def main():
              f"{'threads/serial':>14} {'cluster/serial':>14} {'cluster/threads':>15}"
     print(header)
     print("-" * len(header))
+    rows = []
+    # `--threads all` means every logical CPU the binary may use: ask the binary.
+    threads_all = os.cpu_count() or 1
     try:
         with tempfile.TemporaryDirectory(dir=".") as d:
             for name, size in sizes:
@@ -101,8 +111,14 @@ def main():
                     t = run([], "all", r, src, os.path.join(d, "t"))
                     ref = open(os.path.join(d, "s"), "rb").read()
                     assert open(os.path.join(d, "t"), "rb").read() == ref, "threads output differs"
+                    size_run = size - size % 8
+                    rows.append(dict(nodes=1, threads=1, rounds=r, file_bytes=size_run, seconds=s, baseline_seconds=s))
+                    rows.append(dict(nodes=1, threads=threads_all, rounds=r, file_bytes=size_run, seconds=t,
+                                     baseline_seconds=s))
                     if cluster:
                         c = run(mpi, "all", r, src, os.path.join(d, "c"), cluster_flag=True)
+                        rows.append(dict(nodes=args.nodes, threads=threads_all, rounds=r, file_bytes=size_run,
+                                         seconds=c, baseline_seconds=s))
                         assert open(os.path.join(d, "c"), "rb").read() == ref, "cluster output differs"
                         print(f"{name:>7} {r:>6} {s:>9.3f} {t:>9.3f} {c:>9.3f} {s / t:>14.2f} {s / c:>14.2f} {t / c:>15.2f}")
                     else:
@@ -111,6 +127,28 @@ def main():
     finally:
         if args.testbed and cluster:
             subprocess.run([os.path.join(here, "testbed.sh"), "down"], check=False)
+    if args.json:
+        write_results(binary, env, rows, args.json)
+
+
+def write_results(binary, env, rows, path):
+    """The timings as a clustercrypt results file: the machine, settings and a
+    TEA row come from a short `clustercrypt bench` run, the timings go into
+    `speedup` rows (serial rows included: their seconds are the baseline)."""
+    out = subprocess.run([binary, "bench", "--cipher", "tea-ecb", "--no-kdf", "--time", "0.1",
+                          "--format", "json"], env=env, check=True, capture_output=True, text=True).stdout
+    report = json.loads(out)
+    threads = report["machine"]["cores"] or 1
+    for row in rows:
+        row["cipher"] = "tea-ecb"
+        row["threads"] = threads if row["threads"] > 1 else 1
+    report["speedup"] = rows
+    tmp = path + ".partial"
+    with open(tmp, "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, path)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

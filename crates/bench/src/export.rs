@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::kdf::KdfResult;
-use crate::report::{CipherRow, Report};
+use crate::report::{CipherRow, FileRow, PowerReading, Report};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,8 +91,12 @@ pub fn row_line(label: &str, key_bits: usize, enc: f64, dec: f64) -> String {
 
 fn text(report: &Report) -> String {
     let mut out = String::new();
-    out.push_str(TEXT_PREAMBLE);
-    out.push('\n');
+    // cryptsetup's preamble belongs to its table; a report of the file-size
+    // study or HPL alone starts with its own header.
+    if !report.ciphers.is_empty() || !report.kdfs.is_empty() || !studies_only(report) {
+        out.push_str(TEXT_PREAMBLE);
+        out.push('\n');
+    }
     for k in &report.kdfs {
         out.push_str(&kdf_line(k));
         out.push('\n');
@@ -151,6 +155,9 @@ fn text(report: &Report) -> String {
     if let Some(c) = &report.cluster {
         out.push_str(&cluster_text(c));
     }
+    out.push_str(&files_text(report));
+    out.push_str(&hpl_text(report));
+    out.push_str(&power_text(report));
     if report.interrupted {
         out.push_str("# interrupted: rows not reached are missing\n");
     }
@@ -207,6 +214,14 @@ fn csv_escape(s: &str) -> String {
 pub const CSV_HEADER: &str = "kind,cipher,spec,key_bits,threads,encrypt_mib_s,decrypt_mib_s,encrypt_median,encrypt_min,encrypt_max,encrypt_stddev,decrypt_median,decrypt_min,decrypt_max,decrypt_stddev,runs,implementation,insecure,kdf_iterations_per_second,kdf_iterations,kdf_memory_kib,kdf_parallel,hostname";
 
 fn csv(report: &Report) -> String {
+    if studies_only(report) {
+        if !report.files.is_empty() {
+            return files_csv(report);
+        }
+        if !report.hpl.is_empty() {
+            return hpl_csv(report);
+        }
+    }
     let mut out = String::from(CSV_HEADER);
     out.push('\n');
     let host = csv_escape(&report.machine.hostname);
@@ -379,8 +394,292 @@ fn markdown(report: &Report) -> String {
             );
         }
     }
+    out.push_str(&studies_markdown(report));
     if report.interrupted {
         out.push_str("\n*Interrupted: rows not reached are missing.*\n");
+    }
+    out
+}
+
+/// Whether the report holds only the file-size study, HPL or power figures (no
+/// cipher table, KDF or cluster rows), which get their own layouts.
+fn studies_only(report: &Report) -> bool {
+    report.ciphers.is_empty()
+        && report.kdfs.is_empty()
+        && report.cluster.is_none()
+        && (!report.files.is_empty() || !report.hpl.is_empty())
+}
+
+/// The file rows as tables like the study's: one row per cipher, one column per size.
+struct FileTable<'a> {
+    sizes: Vec<u64>,
+    ciphers: Vec<(&'a str, usize)>,
+}
+
+impl<'a> FileTable<'a> {
+    fn of(rows: &'a [FileRow]) -> FileTable<'a> {
+        let mut sizes: Vec<u64> = Vec::new();
+        let mut ciphers: Vec<(&str, usize)> = Vec::new();
+        for r in rows {
+            if !sizes.contains(&r.file_bytes) {
+                sizes.push(r.file_bytes);
+            }
+            if !ciphers.contains(&(r.cipher.as_str(), r.key_bits)) {
+                ciphers.push((r.cipher.as_str(), r.key_bits));
+            }
+        }
+        FileTable { sizes, ciphers }
+    }
+
+    fn cell(
+        rows: &[FileRow],
+        (cipher, bits): (&str, usize),
+        size: u64,
+        f: &dyn Fn(&FileRow) -> f64,
+    ) -> Option<f64> {
+        rows.iter()
+            .find(|r| r.cipher == cipher && r.key_bits == bits && r.file_bytes == size)
+            .map(f)
+    }
+}
+
+fn files_text(report: &Report) -> String {
+    let rows = &report.files;
+    if rows.is_empty() {
+        return String::new();
+    }
+    let t = FileTable::of(rows);
+    let mut out = format!(
+        "# File-size study (seed 002): files encrypted and decrypted end to end, {} thread(s), {} run(s) (mean)\n",
+        rows[0].threads, report.settings.runs
+    );
+    type Metric = (&'static str, fn(&FileRow) -> f64, usize);
+    let metrics: [Metric; 4] = [
+        ("Encryption, wall seconds", |r| r.encrypt_s, 4),
+        ("Decryption, wall seconds", |r| r.decrypt_s, 4),
+        ("CPU while encrypting, % of one core", |r| r.cpu_percent, 1),
+        (
+            "Peak resident memory while encrypting, MiB",
+            |r| r.peak_rss_bytes as f64 / MIB,
+            1,
+        ),
+    ];
+    for (title, f, decimals) in metrics {
+        let _ = write!(out, "# {title}\n#{:>14}  {:>10}", "Cipher", "Key");
+        for s in &t.sizes {
+            let _ = write!(out, "  {:>10}", size_label(*s));
+        }
+        out.push('\n');
+        for &c in &t.ciphers {
+            let _ = write!(out, "{:>15}  {:>9}b", c.0, c.1);
+            for &s in &t.sizes {
+                match FileTable::cell(rows, c, s, &f) {
+                    Some(v) => {
+                        let _ = write!(out, "  {v:>10.decimals$}");
+                    }
+                    None => out.push_str("           -"),
+                }
+            }
+            if rows.iter().any(|r| r.cipher == c.0 && r.insecure) {
+                out.push_str("  (insecure)");
+            }
+            out.push('\n');
+        }
+    }
+    if rows.iter().any(|r| !r.peak_memory_reset) {
+        out.push_str("# note: the peak could not be reset (/proc/self/clear_refs); memory is the process's lifetime peak\n");
+    }
+    out
+}
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// `64K`, `1M`, `128M`, or bytes.
+fn size_label(bytes: u64) -> String {
+    crate::files::size_label(bytes)
+}
+
+fn hpl_text(report: &Report) -> String {
+    let mut out = String::new();
+    for h in &report.hpl {
+        let _ = writeln!(
+            out,
+            "# HPL ({}): N={} NB={} P={} Q={}, {} process(es) on {} node(s)",
+            h.program, h.n, h.nb, h.p, h.q, h.processes, h.nodes
+        );
+        let _ = writeln!(
+            out,
+            "HPL  {:>10.2} GFLOPS  {:>10.2} s  residual check {}",
+            h.gflops,
+            h.seconds,
+            if h.passed { "PASSED" } else { "FAILED" }
+        );
+    }
+    out
+}
+
+/// Work per watt and dollars per unit of work of a reading, with the unit.
+fn power_figures(r: &PowerReading) -> (&'static str, Option<f64>, Option<f64>, Option<f64>) {
+    let e = crate::power::efficiency(r);
+    match (r.mib_s, r.gflops) {
+        (Some(m), _) => ("MiB/s", Some(m), e.per_watt, e.usd_per_unit),
+        (None, Some(g)) => ("GFLOPS", Some(g), e.per_watt, e.usd_per_unit),
+        _ => ("", None, None, None),
+    }
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or("-".into(), |v| format!("{v:.decimals$}"))
+}
+
+fn power_text(report: &Report) -> String {
+    let mut out = String::new();
+    let mut group = None;
+    for r in &report.power {
+        let (unit, work, per_watt, usd) = power_figures(r);
+        if group != Some((r.source, unit)) {
+            group = Some((r.source, unit));
+            let unit = if unit.is_empty() { "work" } else { unit };
+            let _ = writeln!(
+                out,
+                "# Power, source: {}\n#   {:<32} {:>8} {:>10} {:>14} {:>14}",
+                crate::power::describe(r.source),
+                "workload",
+                "watts",
+                unit,
+                format!("{unit} per W"),
+                format!("USD per {unit}")
+            );
+        }
+        let _ = writeln!(
+            out,
+            "#   {:<32} {:>8.1} {:>10} {:>14} {:>14}",
+            r.workload,
+            r.watts,
+            opt(work, 2),
+            opt(per_watt, 3),
+            opt(usd, 4)
+        );
+    }
+    out
+}
+
+/// Header of the CSV output of the file-size study.
+pub const FILES_CSV_HEADER: &str = "kind,cipher,algorithm,mode,key_bits,file_bytes,threads,encrypt_s,decrypt_s,cpu_percent,peak_memory_bytes,peak_rss_bytes,peak_memory_reset,insecure,hostname";
+
+fn files_csv(report: &Report) -> String {
+    let mut out = String::from(FILES_CSV_HEADER);
+    out.push('\n');
+    let host = csv_escape(&report.machine.hostname);
+    for r in &report.files {
+        let _ = writeln!(
+            out,
+            "file,{},{},{},{},{},{},{:.6},{:.6},{:.1},{},{},{},{},{host}",
+            r.cipher,
+            r.algorithm.name(),
+            r.mode.name(),
+            r.key_bits,
+            r.file_bytes,
+            r.threads,
+            r.encrypt_s,
+            r.decrypt_s,
+            r.cpu_percent,
+            r.peak_memory_bytes,
+            r.peak_rss_bytes,
+            r.peak_memory_reset,
+            r.insecure
+        );
+    }
+    out
+}
+
+/// Header of the CSV output of `clustercrypt hpl`.
+pub const HPL_CSV_HEADER: &str =
+    "kind,gflops,n,nb,p,q,processes,nodes,seconds,passed,program,hostname";
+
+fn hpl_csv(report: &Report) -> String {
+    let mut out = String::from(HPL_CSV_HEADER);
+    out.push('\n');
+    let host = csv_escape(&report.machine.hostname);
+    for h in &report.hpl {
+        let _ = writeln!(
+            out,
+            "hpl,{:.3},{},{},{},{},{},{},{:.3},{},{},{host}",
+            h.gflops,
+            h.n,
+            h.nb,
+            h.p,
+            h.q,
+            h.processes,
+            h.nodes,
+            h.seconds,
+            h.passed,
+            csv_escape(&h.program)
+        );
+    }
+    out
+}
+
+fn studies_markdown(report: &Report) -> String {
+    let mut out = String::new();
+    let rows = &report.files;
+    if !rows.is_empty() {
+        let t = FileTable::of(rows);
+        let _ = write!(
+            out,
+            "\n**File-size study** (seed 002): wall seconds to encrypt / decrypt a file, {} thread(s)\n\n| Cipher | Key (bits) |",
+            rows[0].threads
+        );
+        for s in &t.sizes {
+            let _ = write!(out, " {} |", size_label(*s));
+        }
+        out.push_str("\n|---|---:|");
+        out.push_str(&"---:|".repeat(t.sizes.len()));
+        out.push('\n');
+        for &c in &t.ciphers {
+            let _ = write!(out, "| {} | {} |", c.0, c.1);
+            for &s in &t.sizes {
+                let enc = FileTable::cell(rows, c, s, &|r| r.encrypt_s);
+                let dec = FileTable::cell(rows, c, s, &|r| r.decrypt_s);
+                let _ = write!(out, " {} / {} |", opt(enc, 4), opt(dec, 4));
+            }
+            out.push('\n');
+        }
+    }
+    if !report.hpl.is_empty() {
+        out.push_str("\n**HPL**\n\n| GFLOPS | N | NB | P x Q | Processes | Nodes | Seconds | Residual | Program |\n|---:|---:|---:|---|---:|---:|---:|---|---|\n");
+        for h in &report.hpl {
+            let _ = writeln!(
+                out,
+                "| {:.2} | {} | {} | {} x {} | {} | {} | {:.2} | {} | {} |",
+                h.gflops,
+                h.n,
+                h.nb,
+                h.p,
+                h.q,
+                h.processes,
+                h.nodes,
+                h.seconds,
+                if h.passed { "passed" } else { "FAILED" },
+                h.program
+            );
+        }
+    }
+    if !report.power.is_empty() {
+        out.push_str("\n**Power**\n\n| Workload | Watts | Source | Work | Work per W | USD per work |\n|---|---:|---|---:|---:|---:|\n");
+        for r in &report.power {
+            let (unit, work, per_watt, usd) = power_figures(r);
+            let _ = writeln!(
+                out,
+                "| {} | {:.1} | {} | {} {unit} | {} | {} |",
+                r.workload,
+                r.watts,
+                crate::power::describe(r.source),
+                opt(work, 1),
+                opt(per_watt, 3),
+                opt(usd, 4)
+            );
+        }
     }
     out
 }

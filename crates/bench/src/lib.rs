@@ -9,11 +9,16 @@
 
 #![forbid(unsafe_code)]
 
+pub mod advice;
 pub mod clock;
 pub mod export;
+pub mod files;
+pub mod hpl;
+pub mod import;
 pub mod kdf;
 pub mod machine;
 pub mod measure;
+pub mod power;
 pub mod report;
 pub mod runner;
 pub mod stats;

@@ -40,11 +40,13 @@
 //!   "unavailable": [ { "cipher", "key_bits", "reason" } ], // N/A rows of a listing
 //!   "files": [ { "cipher", "algorithm", "mode", "key_bits", "file_bytes", "threads",
 //!                "encrypt_s", "decrypt_s", "cpu_percent", "peak_memory_bytes",
-//!                "insecure" } ],                        // bench --files
+//!                "peak_rss_bytes", "peak_memory_reset", "insecure" } ], // bench --files
 //!   "hpl": [ { "gflops", "n", "nb", "p", "q", "processes", "nodes", "seconds",
 //!              "passed", "program" } ],                 // clustercrypt hpl
 //!   "power": [ { "workload", "watts", "source": "rapl|meter|command|published",
-//!                "mib_s", "gflops", "cost_usd" } ]
+//!                "mib_s", "gflops", "cost_usd" } ],
+//!   "speedup": [ { "cipher": "tea-ecb", "rounds", "file_bytes", "nodes", "threads",
+//!                  "seconds", "baseline_seconds" } ]     // the TEA study (seed 001)
 //! }
 //! ```
 //! MiB is 2^20 bytes. Fields are only ever added within schema version 1.
@@ -266,6 +268,9 @@ pub struct Report {
     /// Power readings taken during the run, with their source.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub power: Vec<PowerReading>,
+    /// Timed runs against a one-thread baseline (the TEA study: rounds and file size).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speedup: Vec<SpeedupRow>,
 }
 
 impl Report {
@@ -288,7 +293,35 @@ impl Report {
             files: Vec::new(),
             hpl: Vec::new(),
             power: Vec::new(),
+            speedup: Vec::new(),
         }
+    }
+}
+
+/// One timed run of the TEA study's experiment (seed 001): a file encrypted with
+/// `--rounds R` by one configuration, against the serial (one thread, one node) run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpeedupRow {
+    /// Row label (`tea-ecb`).
+    pub cipher: String,
+    /// Times the whole cipher was applied per block (`--rounds`).
+    pub rounds: u32,
+    /// File size in bytes.
+    pub file_bytes: u64,
+    /// Nodes (MPI ranks) that worked; 1 for a local run.
+    pub nodes: usize,
+    /// Worker threads per node.
+    pub threads: usize,
+    /// Wall seconds of this configuration.
+    pub seconds: f64,
+    /// Wall seconds of the serial run on the same file and rounds.
+    pub baseline_seconds: f64,
+}
+
+impl SpeedupRow {
+    /// Serial seconds over these seconds.
+    pub fn speedup(&self) -> f64 {
+        self.baseline_seconds / self.seconds
     }
 }
 
@@ -324,8 +357,18 @@ pub struct FileRow {
     pub decrypt_s: f64,
     /// CPU time (user + system) over wall time while encrypting, in percent of one core.
     pub cpu_percent: f64,
-    /// Peak resident memory growth of the process while encrypting, bytes.
+    /// Peak resident memory growth of the process while encrypting, bytes: the
+    /// high-water mark (reset just before) less the resident size at the start.
     pub peak_memory_bytes: u64,
+    /// The process's peak resident size while encrypting, bytes (`VmHWM`), what
+    /// a tool like `top` shows as its memory use.
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
+    /// Whether the high-water mark could be reset before encrypting
+    /// (`/proc/self/clear_refs`); if not, the two memory figures are the growth
+    /// of, and the value of, the process's lifetime high-water mark.
+    #[serde(default)]
+    pub peak_memory_reset: bool,
     /// Whether the cipher or mode is considered broken.
     pub insecure: bool,
 }

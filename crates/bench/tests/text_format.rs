@@ -3,80 +3,13 @@
 //! and re-rendered from our report type.
 
 use clustercrypt_bench::export::{Format, TEXT_HEADER, TEXT_PREAMBLE};
-use clustercrypt_bench::kdf::{Argon2Variant, Hash, KdfResult};
-use clustercrypt_bench::machine::Machine;
-use clustercrypt_bench::report::{CipherRow, Report, RunFigures, SCHEMA, Settings, Tool};
+use clustercrypt_bench::import::parse_cryptsetup;
+use clustercrypt_bench::report::{CipherRow, Report, RunFigures, SCHEMA};
 use clustercrypt_catalogue::CipherSpec;
 
+/// The listing read by the importer (which accepts and skips the `$` prompt line).
 fn parse_listing(text: &str) -> Report {
-    let mut ciphers = Vec::new();
-    let mut kdfs = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if let Some(hash) = line.strip_prefix("PBKDF2-") {
-            let name = hash.split_whitespace().next().unwrap();
-            kdfs.push(KdfResult::Pbkdf2 {
-                hash: Hash::from_name(name).unwrap(),
-                iterations_per_second: f[1].parse().unwrap(),
-                key_bits: 256,
-            });
-        } else if line.starts_with("argon2") {
-            kdfs.push(KdfResult::Argon2 {
-                variant: if f[0] == "argon2i" {
-                    Argon2Variant::Argon2i
-                } else {
-                    Argon2Variant::Argon2id
-                },
-                iterations: f[1].parse().unwrap(),
-                memory_kib: f[3].parse().unwrap(),
-                parallel: f[5].parse().unwrap(),
-                key_bits: 256,
-                requested_ms: 2000,
-                measured_ms: 2000,
-            });
-        } else if f.len() == 6 && f[3] == "MiB/s" {
-            let bits: usize = f[1].trim_end_matches('b').parse().unwrap();
-            let spec = CipherSpec::parse(f[0], Some(bits)).unwrap();
-            let enc: f64 = f[2].parse().unwrap();
-            let dec: f64 = f[4].parse().unwrap();
-            ciphers.push(
-                CipherRow::from_runs(
-                    &spec,
-                    1,
-                    "soft",
-                    &[RunFigures {
-                        aggregate: (enc, dec),
-                        workers: vec![(enc, dec)],
-                    }],
-                )
-                .unwrap(),
-            );
-        }
-    }
-    Report {
-        schema: SCHEMA.into(),
-        tool: Tool {
-            name: "clustercrypt".into(),
-            version: "test".into(),
-        },
-        machine: Machine::detect(),
-        settings: Settings {
-            min_time_s: 1.0,
-            buffer_size: 1 << 20,
-            request_size: 1 << 16,
-            runs: 1,
-            threads: 1,
-        },
-        ciphers,
-        kdfs,
-        interrupted: false,
-        cluster: None,
-        source: None,
-        unavailable: Vec::new(),
-        files: Vec::new(),
-        hpl: Vec::new(),
-        power: Vec::new(),
-    }
+    parse_cryptsetup(text).expect("the listing imports")
 }
 
 fn check(listing: &str) {
@@ -193,6 +126,8 @@ fn json_reads_back_into_the_same_report() {
         decrypt_s: 0.25,
         cpu_percent: 99.0,
         peak_memory_bytes: 4096,
+        peak_rss_bytes: 8 << 20,
+        peak_memory_reset: true,
         insecure: false,
     });
     let json = Format::Json.render(&report);

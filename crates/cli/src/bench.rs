@@ -9,16 +9,21 @@ use std::time::Duration;
 use anyhow::Context;
 use clustercrypt_bench::clock::MonotonicClock;
 use clustercrypt_bench::export::Format;
+use clustercrypt_bench::files::{self, FilePlan};
 use clustercrypt_bench::kdf::{Argon2Limits, KdfSpec};
 use clustercrypt_bench::machine::Machine;
 use clustercrypt_bench::measure::{MeasureError, Method};
+use clustercrypt_bench::report::{Report, Settings};
 use clustercrypt_bench::runner::{self, Observer, Plan};
 use clustercrypt_catalogue::{CipherSpec, catalogue, cryptsetup_defaults};
+use clustercrypt_engine::format::DEFAULT_CHUNK_SIZE;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{BenchArgs, CiphersArgs};
 use crate::error::CliError;
 use crate::output::Sink;
+use crate::power::PowerObserver;
+use crate::sizes::parse_size;
 
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
@@ -128,15 +133,29 @@ pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
     sink.commit()
 }
 
-/// Runs `clustercrypt bench`.
-pub fn run(args: &BenchArgs) -> Result<(), CliError> {
-    let mut plan = plan(args)?;
-    let format = Format::from_name(&args.format).expect("clap checked the format");
-    if args.cluster {
-        // KDFs are per-node facts; the cluster run measures the cipher rows.
-        plan.kdfs.clear();
-        return crate::cluster::bench(args, &plan, format);
+/// File sizes of `bench --files`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileSizes(pub Vec<u64>);
+
+/// Parses `--files`: comma-separated sizes (`1M,8M,32M`) or `study` (1M to 128M).
+pub fn parse_file_sizes(text: &str) -> Result<FileSizes, String> {
+    if text.trim().eq_ignore_ascii_case("study") {
+        return Ok(FileSizes(files::study_sizes()));
     }
+    let mut sizes = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let size = parse_size(part)? as u64;
+        if !sizes.contains(&size) {
+            sizes.push(size);
+        }
+    }
+    if sizes.is_empty() {
+        return Err(format!("'{text}' names no file size (example: 1M,8M,32M)"));
+    }
+    Ok(FileSizes(sizes))
+}
+
+fn install_cancel_handler() -> Result<(), CliError> {
     ctrlc::set_handler(|| {
         if CANCEL.swap(true, Ordering::SeqCst) {
             // A second Ctrl-C: the user wants out now.
@@ -144,15 +163,111 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         }
     })
     .context("cannot install the Ctrl-C handler")?;
-    let progress = Progress::new(plan.steps());
-    let clock = MonotonicClock::default();
-    let result = runner::run(&plan, env!("CARGO_PKG_VERSION"), &clock, &CANCEL, &progress);
+    Ok(())
+}
+
+/// `bench --files`: the file-size study.
+fn run_files(args: &BenchArgs, sizes: &[u64]) -> Result<(), CliError> {
+    let ciphers = if args.cipher.is_empty() {
+        files::study_ciphers()
+    } else {
+        let mut v = Vec::new();
+        for text in &args.cipher {
+            let spec = CipherSpec::parse(text, args.key_size)
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            files::check_cipher(&spec).map_err(CliError::Usage)?;
+            v.push(spec);
+        }
+        v
+    };
+    if let Some(d) = &args.files_dir
+        && !d.is_dir()
+    {
+        return Err(CliError::Usage(format!(
+            "--files-dir {} is not a directory",
+            d.display()
+        )));
+    }
+    let format = Format::from_name(&args.format).expect("clap checked the format");
+    let source = args.power.source(true)?;
+    install_cancel_handler()?;
+    let plan = FilePlan {
+        sizes: sizes.to_vec(),
+        ciphers,
+        threads: args.threads,
+        runs: args.runs as usize,
+        dir: args.files_dir.clone(),
+        chunk_size: DEFAULT_CHUNK_SIZE,
+    };
+    let progress = Progress::new(plan.ciphers.len() * plan.sizes.len() * plan.runs);
+    let result = files::run(&plan, source.as_ref(), &progress, &CANCEL);
     progress.finish();
-    let report = match result {
+    let outcome = result.map_err(|e| CliError::Failed(e.into()))?;
+    let mut report = Report::empty(
+        Machine::detect(),
+        Settings {
+            min_time_s: 0.0,
+            buffer_size: plan.chunk_size,
+            request_size: plan.chunk_size,
+            runs: plan.runs,
+            threads: plan.threads,
+        },
+    );
+    report.files = outcome.rows;
+    report.power = outcome.power;
+    args.power.apply_cost(&mut report.power);
+    report.interrupted = outcome.interrupted;
+    write_output(args.output.as_deref(), &format.render(&report))?;
+    if report.interrupted {
+        return Err(CliError::Interrupted);
+    }
+    Ok(())
+}
+
+/// Runs `clustercrypt bench`.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if let Some(FileSizes(sizes)) = &args.files {
+        return run_files(args, sizes);
+    }
+    let mut plan = plan(args)?;
+    let format = Format::from_name(&args.format).expect("clap checked the format");
+    if args.cluster {
+        if args.power.watts_command.is_some() || args.power.rapl {
+            return Err(CliError::Usage(
+                "--watts-command and --rapl measure one machine; for a cluster give the \
+                 whole cluster's meter reading with --watts W"
+                    .into(),
+            ));
+        }
+        if args.power.cost.is_some() && args.power.watts.is_none() {
+            return Err(CliError::Usage(
+                "--cost goes with power figures: give --watts W".into(),
+            ));
+        }
+        // KDFs are per-node facts; the cluster run measures the cipher rows.
+        plan.kdfs.clear();
+        return crate::cluster::bench(args, &plan, format);
+    }
+    let source = args.power.source(false)?;
+    install_cancel_handler()?;
+    let progress = Progress::new(plan.steps());
+    let power = source.as_ref().map(|s| PowerObserver::new(&progress, s));
+    let observer: &dyn Observer = match &power {
+        Some(p) => p,
+        None => &progress,
+    };
+    let clock = MonotonicClock::default();
+    let result = runner::run(&plan, env!("CARGO_PKG_VERSION"), &clock, &CANCEL, observer);
+    progress.finish();
+    let mut report = match result {
         Ok(r) => r,
         Err(MeasureError::Method(m)) => return Err(CliError::Usage(m)),
         Err(e) => return Err(CliError::Failed(e.into())),
     };
+    if let Some(p) = power {
+        report.power = p.readings(&report)?;
+        args.power.apply_cost(&mut report.power);
+    }
     write_output(args.output.as_deref(), &format.render(&report))?;
     if report.interrupted {
         return Err(CliError::Interrupted);

@@ -29,6 +29,23 @@ pub enum Command {
     Keygen(crate::crypt::KeygenArgs),
     /// List the cipher catalogue: algorithms, modes, key sizes, and which are insecure.
     Ciphers(CiphersArgs),
+    /// Read a `cryptsetup benchmark` listing (any version) into the result format.
+    ImportCryptsetup(crate::import::ImportArgs),
+    /// The fastest secure cipher here for disk (LUKS) and file encryption, and why.
+    Recommend(crate::recommend::RecommendArgs),
+    /// Encrypt or decrypt a file on a clustercrypt server (`clustercrypt serve`).
+    Remote(crate::remote::RemoteArgs),
+    /// Serve encryption over HTTP(S): API, web page, metrics (docs/SERVICE.md).
+    Serve(crate::serve::ServeArgs),
+    /// Access tokens for `clustercrypt serve`.
+    Token(crate::serve::TokenArgs),
+    /// Draw saved results (and the studies' published figures) as figures, tables and one HTML page.
+    Report(crate::report::ReportArgs),
+    /// Set this machine's results next to published figures, with ratios.
+    Compare(crate::report::CompareArgs),
+    /// Run the HPL benchmark (hpcc or xhpl under mpirun), with the input chosen as
+    /// the Raspberry Pi cluster study did, and report GFLOPS.
+    Hpl(crate::hpl::HplArgs),
 }
 
 /// `clustercrypt bench`.
@@ -114,6 +131,20 @@ pub struct BenchArgs {
     /// With --cluster: also the aggregate on 1, 2, ... N nodes (throughput against nodes).
     #[arg(long, requires = "cluster")]
     pub sweep: bool,
+
+    /// The file-size study (seed 002): encrypt and decrypt real files of these
+    /// sizes (e.g. 1M,8M,32M; 'study' for 1M,2M,...,128M) in ECB, CBC and the
+    /// stream ciphers, with wall seconds, CPU use and peak memory.
+    #[arg(long, value_name = "SIZES", value_parser = crate::bench::parse_file_sizes,
+          conflicts_with_all = ["all", "pbkdf", "cluster"])]
+    pub files: Option<crate::bench::FileSizes>,
+
+    /// With --files: create the files under DIR (default: the system's temporary directory).
+    #[arg(long, value_name = "DIR", requires = "files")]
+    pub files_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
 }
 
 /// `clustercrypt ciphers`.

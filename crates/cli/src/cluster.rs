@@ -256,6 +256,7 @@ mod with_mpi {
             },
         );
         report.cluster = Some(summary);
+        crate::power::add_cluster_readings(&args.power, &mut report);
         crate::bench::write_output(args.output.as_deref(), &format.render(&report))?;
         Ok(())
     }

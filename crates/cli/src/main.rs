@@ -5,8 +5,15 @@ mod cli;
 mod cluster;
 mod crypt;
 mod error;
+mod hpl;
+mod import;
 mod output;
+mod power;
+mod recommend;
+mod remote;
+mod report;
 mod secrets;
+mod serve;
 mod sizes;
 mod version;
 
@@ -20,6 +27,14 @@ fn main() -> ExitCode {
         cli::Command::Decrypt(args) => crypt::decrypt(&args),
         cli::Command::Keygen(args) => crypt::keygen(&args),
         cli::Command::Ciphers(args) => bench::list_ciphers(&args),
+        cli::Command::ImportCryptsetup(args) => import::run(&args),
+        cli::Command::Recommend(args) => recommend::run(&args),
+        cli::Command::Remote(args) => remote::run(&args),
+        cli::Command::Serve(args) => serve::serve(&args),
+        cli::Command::Token(args) => serve::token(&args),
+        cli::Command::Report(args) => report::run(&args),
+        cli::Command::Compare(args) => report::compare(&args),
+        cli::Command::Hpl(args) => hpl::run(&args),
     };
     error::finish(result)
 }

@@ -44,15 +44,36 @@ fn first_line(bytes: &[u8]) -> Vec<u8> {
 
 /// Resolves the key source. `confirm` asks twice when prompting (encryption).
 pub fn key_source(args: &KeyArgs, confirm: bool) -> Result<KeySource, CliError> {
-    let pass = |bytes: Vec<u8>| {
-        Passphrase::new(bytes)
+    match key_material(args, confirm)? {
+        KeyMaterial::Key(key) => Ok(KeySource::Key(key)),
+        KeyMaterial::Passphrase(mut bytes) => Passphrase::new(std::mem::take(&mut *bytes))
             .map(KeySource::Passphrase)
-            .map_err(|e| CliError::Usage(e.to_string()))
+            .map_err(|e| CliError::Usage(e.to_string())),
+    }
+}
+
+/// A key or the bytes of a passphrase, as the user gave them: what `remote`
+/// sends to the server, which stretches the passphrase itself.
+pub enum KeyMaterial {
+    /// A raw key (from a key file).
+    Key(MasterKey),
+    /// The passphrase bytes (never empty).
+    Passphrase(Zeroizing<Vec<u8>>),
+}
+
+/// Reads the key or passphrase as [`key_source`] does, without stretching it.
+pub fn key_material(args: &KeyArgs, confirm: bool) -> Result<KeyMaterial, CliError> {
+    let pass = |bytes: Vec<u8>| {
+        let bytes = Zeroizing::new(bytes);
+        if bytes.is_empty() {
+            return Err(CliError::Usage("the passphrase is empty".into()));
+        }
+        Ok(KeyMaterial::Passphrase(bytes))
     };
     if let Some(path) = &args.key_file {
         let bytes = read_secret_file(path, "key")?;
         return MasterKey::from_key_file(&bytes)
-            .map(KeySource::Key)
+            .map(KeyMaterial::Key)
             .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())));
     }
     if let Some(path) = &args.passphrase_file {

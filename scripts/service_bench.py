@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Load benchmark of `clustercrypt serve` against local `clustercrypt encrypt`.
+
+Usage: python3 scripts/service_bench.py [--binary target/release/clustercrypt]
+           [--size-mib 64] [--clients 1,4,16] [--requests 48] [--dir DIR]
+
+Builds nothing: give it a release binary (`cargo build --release -p clustercrypt`).
+Creates one file of --size-mib random bytes per client, starts the server on a
+loopback port, and for each concurrency level runs the same encryptions twice:
+N local `clustercrypt encrypt` processes at a time, then N `clustercrypt remote
+encrypt` processes at a time against the server; each level runs about
+--requests encryptions in rounds of N. Both use the same 256-bit key file (no
+Argon2), the default suite and chunk size, and write to files in DIR (default: a
+directory in /dev/shm when there is one, so that fsync of the outputs does not
+measure the disk).
+
+Prints a Markdown table: clients, local MiB/s, service MiB/s (plaintext bytes
+over wall time of all rounds), the ratio, and p50/p95/p99 of the per-request
+latency of the service (one `clustercrypt remote` process from start to exit).
+Exits 1 if the ratio is below --target (default 0.7) at any level.
+"""
+
+import argparse
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+
+def percentile(values, p):
+    """Nearest-rank percentile."""
+    s = sorted(values)
+    k = max(0, math.ceil(p / 100 * len(s)) - 1)
+    return s[k]
+
+
+def run_round(commands, cwd):
+    """Starts all commands at once; returns (wall seconds, per-command seconds)."""
+    t0 = time.perf_counter()
+    procs = []
+    for cmd in commands:
+        procs.append((time.perf_counter(), subprocess.Popen(
+            cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE)))
+    latencies = [None] * len(procs)
+    errors = []
+
+    def wait(i, start, p):
+        _, err = p.communicate()
+        latencies[i] = time.perf_counter() - start
+        if p.returncode != 0:
+            errors.append(f"{' '.join(commands[i])}: exit {p.returncode}: {err.decode()[-400:]}")
+
+    threads = [threading.Thread(target=wait, args=(i, s, p)) for i, (s, p) in enumerate(procs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    if errors:
+        raise SystemExit("service_bench: a run failed:\n" + "\n".join(errors))
+    return wall, latencies
+
+
+def measure(make_commands, clients, rounds, cwd):
+    total_wall, lat = 0.0, []
+    for r in range(rounds):
+        wall, l = run_round(make_commands(clients), cwd)
+        total_wall += wall
+        lat += l
+        for i in range(clients):
+            try:
+                os.remove(os.path.join(cwd, f"out{i}"))
+            except FileNotFoundError:
+                pass
+    return total_wall, lat
+
+
+def start_server(binary, cwd, extra):
+    proc = subprocess.Popen(
+        [binary, "serve", "--listen", "127.0.0.1:0", "--tokens", "tokens.txt",
+         "--bench-results", "bench.json", *extra],
+        cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        m = re.search(r"listening on (http://\S+)", line)
+        if m:
+            # Keep draining the per-request log lines so the server never blocks on them.
+            threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
+            return proc, m.group(1).rstrip("/")
+    proc.kill()
+    raise SystemExit("service_bench: the server did not start")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--binary", default="target/release/clustercrypt")
+    ap.add_argument("--size-mib", type=int, default=64)
+    ap.add_argument("--clients", default="1,4,16")
+    ap.add_argument("--requests", type=int, default=48,
+                    help="encryptions per level and side (rounded up to whole rounds)")
+    ap.add_argument("--dir", help="where the files go (default: /dev/shm if present)")
+    ap.add_argument("--target", type=float, default=0.7)
+    ap.add_argument("--server-arg", action="append", default=[],
+                    help="extra option for `clustercrypt serve` (repeatable)")
+    args = ap.parse_args()
+    binary = os.path.abspath(args.binary)
+    if not os.access(binary, os.X_OK):
+        raise SystemExit(f"service_bench: no binary at {binary}; "
+                         "build it with `cargo build --release -p clustercrypt`")
+    levels = [int(c) for c in args.clients.split(",")]
+    base = args.dir or ("/dev/shm" if os.path.isdir("/dev/shm") else None)
+    work = tempfile.mkdtemp(prefix="cc-service-bench-", dir=base)
+    server = None
+    try:
+        def cli(*a):
+            return subprocess.run([binary, *a], cwd=work, check=True, capture_output=True,
+                                  text=True).stdout
+
+        size = args.size_mib << 20
+        for i in range(max(levels)):
+            with open(os.path.join(work, f"in{i}"), "wb") as f:
+                f.write(os.urandom(size))
+        cli("keygen", "-o", "key.hex")
+        cli("bench", "--cipher", "aes-cbc", "--key-size", "256", "--no-kdf", "--time", "0.05",
+            "--format", "json", "-o", "bench.json")
+        token = cli("token", "create", "--tokens", "tokens.txt", "--name", "bench").strip()
+        with open(os.path.join(work, "bench.token"), "w") as f:
+            f.write(token + "\n")
+        server, url = start_server(binary, work, args.server_arg)
+
+        def local(n):
+            return [[binary, "encrypt", "--key-file", "key.hex", "-q", f"in{i}", "-o", f"out{i}"]
+                    for i in range(n)]
+
+        def remote(n):
+            return [[binary, "remote", "encrypt", "--server", url, "--token-file", "bench.token",
+                     "--key-file", "key.hex", "-q", f"in{i}", "-o", f"out{i}"]
+                    for i in range(n)]
+
+        # Warm-up: page cache, server threads.
+        measure(local, 1, 1, work)
+        measure(remote, 1, 1, work)
+        version = cli("--version").strip()
+        print(f"{version}; {platform.node()}, {os.cpu_count()} CPUs; "
+              f"{args.size_mib} MiB per request; files in {base or tempfile.gettempdir()}")
+        print()
+        print("| clients | requests | local MiB/s | service MiB/s | ratio "
+              "| p50 latency | p95 latency | p99 latency |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        worst = float("inf")
+        for n in levels:
+            rounds = max(1, math.ceil(args.requests / n))
+            lw, _ = measure(local, n, rounds, work)
+            sw, lat = measure(remote, n, rounds, work)
+            mib = n * rounds * args.size_mib
+            loc, svc = mib / lw, mib / sw
+            ratio = svc / loc
+            worst = min(worst, ratio)
+            ms = [1000 * x for x in lat]
+            print(f"| {n} | {n * rounds} | {loc:.0f} | {svc:.0f} | {ratio:.2f} "
+                  f"| {percentile(ms, 50):.0f} ms | {percentile(ms, 95):.0f} ms "
+                  f"| {percentile(ms, 99):.0f} ms |", flush=True)
+        print()
+        verdict = "meets" if worst >= args.target else "MISSES"
+        print(f"lowest ratio {worst:.2f}: {verdict} the target of {args.target}x")
+        return 0 if worst >= args.target else 1
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(30)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
