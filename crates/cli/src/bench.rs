@@ -124,11 +124,13 @@ impl Observer for Progress {
 /// an existing file is replaced.
 pub fn write_output(path: Option<&Path>, text: &str) -> anyhow::Result<()> {
     let path = path.unwrap_or(Path::new("-"));
-    let mut sink = Sink::open(path, Path::new("-"), true).map_err(|e| match e {
-        CliError::Usage(m) => anyhow::anyhow!(m),
-        CliError::Failed(e) => e,
-        CliError::Interrupted => anyhow::anyhow!("interrupted"),
-    })?;
+    let mut sink = Sink::open(path, Path::new("-"), true)
+        .map_err(|e| match e {
+            CliError::Usage(m) => anyhow::anyhow!(m),
+            CliError::Failed(e) => e,
+            CliError::Interrupted => anyhow::anyhow!("interrupted"),
+        })?
+        .public();
     sink.writer().write_all(text.as_bytes())?;
     sink.commit()
 }

@@ -105,7 +105,7 @@ pub(crate) fn write(
     force: bool,
     text: &str,
 ) -> Result<(), CliError> {
-    let mut sink = Sink::open(out.unwrap_or(Path::new("-")), input, force)?;
+    let mut sink = Sink::open(out.unwrap_or(Path::new("-")), input, force)?.public();
     sink.writer()
         .write_all(text.as_bytes())
         .map_err(|e| CliError::Failed(e.into()))?;

@@ -36,6 +36,8 @@ pub enum Sink {
         target: PathBuf,
         /// Overwrite an existing target.
         force: bool,
+        /// Give the committed file mode 0644 instead of the temporary file's 0600.
+        public: bool,
     },
 }
 
@@ -86,7 +88,17 @@ impl Sink {
             tmp: BufWriter::with_capacity(1 << 20, tmp),
             target: out.to_path_buf(),
             force,
+            public: false,
         })
+    }
+
+    /// Marks the output as not secret (reports, benchmark results): it is
+    /// committed readable by everyone (0644) rather than by the owner only.
+    pub fn public(mut self) -> Sink {
+        if let Sink::File { public, .. } = &mut self {
+            *public = true;
+        }
+        self
     }
 
     /// The writer.
@@ -101,8 +113,18 @@ impl Sink {
     pub fn commit(self) -> anyhow::Result<()> {
         match self {
             Sink::Stdout(mut w) => Ok(w.flush()?),
-            Sink::File { tmp, target, force } => {
+            Sink::File {
+                tmp,
+                target,
+                force,
+                public,
+            } => {
                 let tmp = tmp.into_inner().map_err(|e| e.into_error())?;
+                if public {
+                    use std::os::unix::fs::PermissionsExt;
+                    tmp.as_file()
+                        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+                }
                 tmp.as_file().sync_all()?;
                 let persisted = if force {
                     tmp.persist(&target)

@@ -191,7 +191,7 @@ fn check_output(out: &Path, inputs: &[PathBuf], force: bool) -> Result<(), CliEr
 }
 
 fn write(out: &Path, bytes: &[u8], force: bool) -> Result<(), CliError> {
-    let mut sink = Sink::open(out, Path::new("-"), force)?;
+    let mut sink = Sink::open(out, Path::new("-"), force)?.public();
     sink.writer()
         .write_all(bytes)
         .with_context(|| format!("writing {}", out.display()))?;

@@ -84,6 +84,10 @@ fn html_report_holds_figures_tables_and_sources_offline() {
     assert!(html.contains("Raspberry Pi 3 B+ cluster aes-cbc 256b (published)"));
     assert!(html.contains("000_9a184237f0807cfc.txt, section IV-A"));
     assert!(!html.contains("http://") && !html.contains("https://"));
+    // A report is meant to be shared, unlike keys and plaintext (0600).
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o644);
 }
 
 #[test]

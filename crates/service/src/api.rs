@@ -20,7 +20,7 @@ use http_body_util::BodyExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::benchmark::{Bench, BenchState};
-use crate::bridge::{self, RunLimits};
+use crate::bridge::{self, BytesIn, RunLimits};
 use crate::config::{Auth, ServeConfig};
 use crate::error::{Aborted, ApiError, ErrorCode};
 use crate::metrics::{self, Metrics};
@@ -255,7 +255,8 @@ async fn process(app: Arc<AppState>, op: Op, req: Request) -> Response {
                 idle: app.config.limits.idle_timeout,
                 max_kdf_memory_kib: app.config.limits.max_kdf_memory_kib,
             };
-            bridge::run(job, body, length, limits, permit).await
+            let counter = parts.extensions.get::<BytesIn>().cloned();
+            bridge::run(job, body, length, limits, permit, counter).await
         }
         Err(mut e) => {
             // A small body still on its way is read and dropped (never
@@ -362,38 +363,6 @@ impl Drop for Finish {
     }
 }
 
-/// Counts request body bytes.
-struct CountIn {
-    inner: Body,
-    count: Arc<AtomicU64>,
-}
-
-impl http_body::Body for CountIn {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        let r = Pin::new(&mut self.inner).poll_frame(cx);
-        if let Poll::Ready(Some(Ok(frame))) = &r
-            && let Some(d) = frame.data_ref()
-        {
-            self.count.fetch_add(d.len() as u64, Ordering::Relaxed);
-        }
-        r
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
-    }
-}
-
 /// Counts response body bytes, notes an abort, and finishes the request when dropped.
 struct CountOut {
     inner: Body,
@@ -444,7 +413,7 @@ async fn observe(State(app): State<Arc<AppState>>, req: Request, next: Next) -> 
     if work {
         app.metrics.in_flight().inc();
     }
-    let bytes_in = Arc::new(AtomicU64::new(0));
+    let bytes_in = BytesIn::default();
     let mut finish = Finish {
         app: Arc::clone(&app),
         method: req.method().clone(),
@@ -452,18 +421,14 @@ async fn observe(State(app): State<Arc<AppState>>, req: Request, next: Next) -> 
         endpoint,
         work,
         start: Instant::now(),
-        bytes_in: Arc::clone(&bytes_in),
+        bytes_in: Arc::clone(&bytes_in.0),
         bytes_out: 0,
         status: None,
         error: None,
         complete: std::cell::Cell::new(false),
     };
-    let req = req.map(|inner| {
-        Body::new(CountIn {
-            inner,
-            count: bytes_in,
-        })
-    });
+    let mut req = req;
+    req.extensions_mut().insert(bytes_in);
     let mut response = next.run(req).await;
     finish.status = Some(response.status().as_u16());
     finish.error = response.extensions().get::<ErrorCode>().map(|c| c.0);

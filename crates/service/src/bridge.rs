@@ -18,6 +18,8 @@
 
 use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -66,12 +68,18 @@ enum OutputFailure {
     Idle,
 }
 
+/// Counts the request body bytes the engine read (the `bytes_in` metric):
+/// bytes read only to be dropped after a rejection are not counted.
+#[derive(Debug, Clone, Default)]
+pub struct BytesIn(pub Arc<AtomicU64>);
+
 /// A `Read` over an HTTP request body, for the engine's blocking threads.
 pub struct BodyReader {
     body: Body,
     handle: Handle,
     pending: Bytes,
     received: u64,
+    counter: Option<BytesIn>,
     /// From Content-Length, to tell a complete body from a dropped connection.
     expected: Option<u64>,
     max: u64,
@@ -92,19 +100,22 @@ fn failure_error(f: InputFailure) -> std::io::Error {
 }
 
 impl BodyReader {
-    /// Reads `body` of at most `max` bytes, waiting at most `idle` for each frame.
+    /// Reads `body` of at most `max` bytes, waiting at most `idle` for each
+    /// frame; `expected` is its Content-Length, `counter` counts what is read.
     pub fn new(
         body: Body,
         handle: Handle,
         expected: Option<u64>,
         max: u64,
         idle: Duration,
+        counter: Option<BytesIn>,
     ) -> BodyReader {
         BodyReader {
             body,
             handle,
             pending: Bytes::new(),
             received: 0,
+            counter,
             expected,
             max,
             idle,
@@ -179,6 +190,9 @@ impl Read for BodyReader {
         let n = out.len().min(self.pending.len());
         out[..n].copy_from_slice(&self.pending[..n]);
         self.pending.advance(n);
+        if let Some(c) = &self.counter {
+            c.0.fetch_add(n as u64, Ordering::Relaxed);
+        }
         Ok(n)
     }
 }
@@ -380,6 +394,7 @@ pub async fn run(
     content_length: Option<u64>,
     limits: RunLimits,
     permit: OwnedSemaphorePermit,
+    counter: Option<BytesIn>,
 ) -> Response {
     let (tx, mut rx) = mpsc::channel::<Piece>(OUTPUT_DEPTH);
     let warning = job.warning();
@@ -394,6 +409,7 @@ pub async fn run(
             content_length,
             limits.max_body,
             limits.idle,
+            counter,
         );
         let mut output = ChannelWriter::new(tx, handle, limits.idle);
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| {

@@ -64,7 +64,11 @@ impl Metrics {
             "Requests answered, by endpoint and HTTP status",
             requests.clone(),
         );
-        registry.register("bytes_in", "Request body bytes received", bytes_in.clone());
+        registry.register(
+            "bytes_in",
+            "Request body bytes read for processing (not those of rejected requests)",
+            bytes_in.clone(),
+        );
         registry.register("bytes_out", "Response body bytes sent", bytes_out.clone());
         registry.register(
             "errors",

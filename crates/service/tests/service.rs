@@ -251,6 +251,10 @@ async fn requests_without_a_valid_token_are_refused_before_any_work() {
         !m.contains("status=\"200\"} "),
         "nothing was processed:\n{m}"
     );
+    assert!(
+        m.contains("clustercrypt_bytes_in_total{endpoint=\"encrypt\"} 0"),
+        "{m}"
+    );
     s.shutdown().await;
 }
 
