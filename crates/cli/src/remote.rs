@@ -521,7 +521,15 @@ fn transfer(
         .map_err(|e| CliError::Failed(e.into()))?;
     let result = runtime.block_on(async {
         let mut response = request.send().await.map_err(|e| {
-            anyhow::Error::new(e).context(format!("cannot reach the server at {}", args.server))
+            let what = if e.is_connect() {
+                format!("cannot reach the server at {}", args.server)
+            } else {
+                format!(
+                    "the request to {} failed before an answer came",
+                    args.server
+                )
+            };
+            anyhow::Error::new(e).context(what)
         })?;
         let status = response.status();
         if status != reqwest::StatusCode::OK {

@@ -57,7 +57,7 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub queue: u32,
 
-    /// Drop a request whose body sends nothing, or whose client reads nothing, this long.
+    /// Drop a request whose body sends nothing this long.
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
     pub idle_timeout: f64,
 

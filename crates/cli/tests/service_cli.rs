@@ -465,8 +465,17 @@ fn requests_without_a_valid_token_are_refused_before_any_work() {
     assert!(err.contains("401") && err.contains("unauthorized"), "{err}");
     assert_no_output(dir, "plain.ccrypt");
 
-    // Nothing was processed: no body byte was counted by the server.
-    assert_eq!(metric_sum(server.port, "clustercrypt_bytes_in_total"), 0.0);
+    // Nothing was processed: of all those bodies the server counts only the
+    // one sent with the token.
+    let head = format!(
+        "POST /v1/encrypt HTTP/1.1\r\nAuthorization: Bearer {}\r\nX-Clustercrypt-Key: {key}",
+        server.token
+    );
+    assert_eq!(request(server.port, &head, &body).status, 200);
+    assert_eq!(
+        metric_sum(server.port, "clustercrypt_bytes_in_total"),
+        body.len() as f64
+    );
     // Health needs no token.
     let r = request(server.port, "GET /healthz HTTP/1.1", b"");
     assert_eq!(r.status, 200);
@@ -579,7 +588,13 @@ fn malformed_requests_are_400_json_before_any_work() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--insecure"));
-    assert_eq!(metric_sum(server.port, "clustercrypt_bytes_in_total"), 0.0);
+    // None of those bodies was processed: only this one is counted.
+    let head = format!("POST /v1/encrypt HTTP/1.1\r\n{auth}\r\nX-Clustercrypt-Key: {key}");
+    assert_eq!(request(server.port, &head, &body).status, 200);
+    assert_eq!(
+        metric_sum(server.port, "clustercrypt_bytes_in_total"),
+        body.len() as f64
+    );
 }
 
 #[test]

@@ -2,12 +2,13 @@
 //!
 //! The engine runs on a blocking thread ([`tokio::task::spawn_blocking`]). It
 //! reads the request body through [`BodyReader`], a `Read` that waits for one
-//! body frame at a time, and writes through [`ChannelWriter`], a `Write` that
-//! sends each piece into a channel of [`OUTPUT_DEPTH`] items whose receiver
-//! is the response body. Back-pressure runs both ways: a slow client stalls the
-//! engine's writes, which stall its reads, which stop reading the socket. So a
-//! request holds at most the engine's pipeline buffers, `OUTPUT_DEPTH` output
-//! pieces and one body frame, whatever the size of the data.
+//! body frame at a time, and writes through [`ChannelWriter`], a `Write` into a
+//! [`spool`](crate::spool) that the response body drains. A slow upload stalls
+//! the engine's reads; a client that does not read while it uploads (most do
+//! not) makes the spool spill to a temporary file rather than stall the engine,
+//! which would deadlock with such a client. So a request holds at most the
+//! engine's pipeline buffers, the spool's memory and one body frame, whatever
+//! the size of the data.
 //!
 //! The response status is decided by the first thing the engine produces: its
 //! first output bytes mean 200 and the body streams from there; an error
@@ -31,14 +32,11 @@ use clustercrypt_engine::{EngineError, Totals, raw, stream};
 use futures_util::StreamExt;
 use http_body_util::BodyExt;
 use tokio::runtime::Handle;
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::error::{Aborted, ApiError};
 use crate::params::{Job, WARNING_HEADER};
-
-/// Output pieces (engine writes, up to one chunk each) buffered between the
-/// engine and the response body.
-pub const OUTPUT_DEPTH: usize = 4;
+use crate::spool::{SpoolError, SpoolReader, SpoolWriter, spool};
 /// After an error before the response, read and discard up to this much of
 /// the rest of the body, so that the client gets to read the error instead of
 /// a connection reset while it is still sending.
@@ -64,8 +62,8 @@ enum InputFailure {
 enum OutputFailure {
     /// The response body was dropped: the client went away.
     Gone,
-    /// The client read nothing for the idle timeout.
-    Idle,
+    /// The spool's temporary file could not be written (disk full).
+    Disk,
 }
 
 /// Counts the request body bytes the engine read (the `bytes_in` metric):
@@ -197,38 +195,19 @@ impl Read for BodyReader {
     }
 }
 
-/// What the engine hands to the response: bytes, or the error that ends it.
-type Piece = Result<Bytes, ApiError>;
-
 /// A `Write` into the response body, for the engine's blocking threads.
 pub struct ChannelWriter {
-    tx: mpsc::Sender<Piece>,
-    handle: Handle,
-    idle: Duration,
+    spool: SpoolWriter,
     sent: u64,
     failure: Option<OutputFailure>,
 }
 
 impl ChannelWriter {
-    fn new(tx: mpsc::Sender<Piece>, handle: Handle, idle: Duration) -> ChannelWriter {
+    fn new(spool: SpoolWriter) -> ChannelWriter {
         ChannelWriter {
-            tx,
-            handle,
-            idle,
+            spool,
             sent: 0,
             failure: None,
-        }
-    }
-
-    fn send(&self, piece: Piece) -> Result<(), OutputFailure> {
-        let (tx, idle) = (&self.tx, self.idle);
-        match self
-            .handle
-            .block_on(async { tokio::time::timeout(idle, tx.send(piece)).await })
-        {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) => Err(OutputFailure::Gone),
-            Err(_) => Err(OutputFailure::Idle),
         }
     }
 }
@@ -240,9 +219,12 @@ impl Write for ChannelWriter {
             return Ok(0);
         }
         if self.failure.is_none()
-            && let Err(f) = self.send(Ok(Bytes::copy_from_slice(buf)))
+            && let Err(e) = self.spool.push(buf)
         {
-            self.failure = Some(f);
+            self.failure = Some(match e {
+                SpoolError::Gone => OutputFailure::Gone,
+                SpoolError::Disk(_) => OutputFailure::Disk,
+            });
         }
         match self.failure {
             None => {
@@ -253,9 +235,9 @@ impl Write for ChannelWriter {
                 ErrorKind::BrokenPipe,
                 "the client went away",
             )),
-            Some(OutputFailure::Idle) => Err(std::io::Error::new(
-                ErrorKind::TimedOut,
-                "the client stopped reading",
+            Some(OutputFailure::Disk) => Err(std::io::Error::new(
+                ErrorKind::StorageFull,
+                "cannot spool the output",
             )),
         }
     }
@@ -370,15 +352,8 @@ fn classify(
                     "the client went away",
                 );
             }
-            (_, Some(OutputFailure::Idle)) => {
-                return ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "response_timeout",
-                    format!(
-                        "the client read nothing for {} s",
-                        limits.idle.as_secs_f64()
-                    ),
-                );
+            (_, Some(OutputFailure::Disk)) => {
+                return ApiError::internal("the server cannot store the output (disk full?)");
             }
             (None, None) => {}
         }
@@ -396,7 +371,7 @@ pub async fn run(
     permit: OwnedSemaphorePermit,
     counter: Option<BytesIn>,
 ) -> Response {
-    let (tx, mut rx) = mpsc::channel::<Piece>(OUTPUT_DEPTH);
+    let (writer, mut reader) = spool();
     let warning = job.warning();
     let handle = Handle::current();
     // Detached: the task ends when the engine does, whether or not anyone
@@ -411,13 +386,13 @@ pub async fn run(
             limits.idle,
             counter,
         );
-        let mut output = ChannelWriter::new(tx, handle, limits.idle);
+        let mut output = ChannelWriter::new(writer);
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
             execute(&job, &mut input, &mut output, limits)
         }));
         drop(job); // wipes the key now rather than after the drain
         let mut error = match result {
-            Ok(Ok(_)) => return,
+            Ok(Ok(_)) => return output.spool.finish(None),
             Ok(Err(f)) => classify(f, &input, &output, limits),
             Err(_) => ApiError::internal("the engine failed unexpectedly"),
         };
@@ -426,17 +401,17 @@ pub async fn run(
         }
         error.close = !input.ended;
         // Before the response this becomes its status; after, it aborts the body.
-        let _ = output.send(Err(error));
+        output.spool.finish(Some(error));
     }));
 
-    let first = match rx.recv().await {
+    let first = match reader.next().await {
         Some(Ok(bytes)) => bytes,
         Some(Err(e)) => return e.into_response(),
         // Finished without output: an empty input in a raw mode.
         None => Bytes::new(),
     };
-    let rest = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|piece| (piece, rx))
+    let rest = futures_util::stream::unfold(reader, |mut r: SpoolReader| async move {
+        r.next().await.map(|piece| (piece, r))
     });
     let body = futures_util::stream::once(std::future::ready(Ok(first)))
         .chain(rest)

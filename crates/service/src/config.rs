@@ -11,7 +11,7 @@ use crate::tokens::TokenStore;
 pub const DEFAULT_MAX_BODY: u64 = 16 << 30;
 /// Default requests waiting for a processing slot.
 pub const DEFAULT_QUEUE: usize = 64;
-/// Default idle timeout on request bodies and response writes.
+/// Default idle timeout on request bodies.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long shutdown waits for requests in flight.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
@@ -54,7 +54,7 @@ pub struct Limits {
     pub max_concurrent: usize,
     /// Requests waiting for a slot; beyond that, 503.
     pub queue: usize,
-    /// A body that sends nothing, or a client that reads nothing, for this long is dropped.
+    /// A body that sends nothing for this long is dropped.
     pub idle_timeout: Duration,
     /// How long shutdown waits for requests in flight.
     pub shutdown_grace: Duration,

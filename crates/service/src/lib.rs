@@ -22,6 +22,7 @@ pub mod error;
 pub mod metrics;
 pub mod params;
 pub mod server;
+pub mod spool;
 pub mod tls;
 pub mod tokens;
 

@@ -815,3 +815,61 @@ async fn unsafe_configurations_are_refused() {
     c.bench = BenchSource::File(dir.path().join("bad.json"));
     assert!(Server::bind(c).await.unwrap_err().is_usage());
 }
+
+/// Reads an HTTP/1.1 response with a chunked body from `tcp` to its end.
+fn read_chunked_response(tcp: &mut std::net::TcpStream) -> (String, Vec<u8>) {
+    let mut raw = Vec::new();
+    tcp.read_to_end(&mut raw).unwrap();
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a head")
+        + 4;
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut body = Vec::new();
+    let mut rest = &raw[split..];
+    loop {
+        let line_end = rest
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("size line");
+        let size = usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).unwrap(), 16)
+            .expect("hex chunk size");
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return (head, body);
+        }
+        body.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_send_everything_before_reading_do_not_deadlock() {
+    // Browsers and Python's http.client upload the whole body before reading;
+    // the output (here 48 MiB, far more than socket buffers) must not wait for them.
+    let s = start(|_| {}).await;
+    let plain = data(48 << 20, 9);
+    let (addr, token, body) = (s.addr, s.token.clone(), plain.clone());
+    let response = tokio::task::spawn_blocking(move || {
+        let mut tcp = std::net::TcpStream::connect(addr).unwrap();
+        tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        write!(
+            tcp,
+            "POST /v1/encrypt HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {token}\r\n\
+             X-Clustercrypt-Key: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            key_hex(),
+            body.len()
+        )
+        .unwrap();
+        tcp.write_all(&body).unwrap();
+        read_chunked_response(&mut tcp)
+    });
+    let (head, sealed) = tokio::time::timeout(Duration::from_secs(90), response)
+        .await
+        .expect("no deadlock")
+        .unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(local_decrypt(&sealed, &key_source()) == plain);
+    s.shutdown().await;
+}
