@@ -50,15 +50,24 @@ pub fn bench(
     Err(unavailable())
 }
 
+/// `serve --cluster`.
+#[cfg(not(feature = "mpi"))]
+pub fn serve(_: clustercrypt_service::ServeConfig) -> Result<(), CliError> {
+    Err(unavailable())
+}
+
 #[cfg(feature = "mpi")]
-pub use with_mpi::{bench, decrypt, encrypt, raw};
+pub use with_mpi::{bench, decrypt, encrypt, raw, serve};
 
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use std::cell::Cell;
+    use std::sync::{Arc, Mutex};
+
+    use clustercrypt_service::executor::Executor;
 
     use clustercrypt_cluster::distributed::{
-        DistributedTransform, Hello, hello, recv_spec, send_spec, serve,
+        DistributedTransform, Hello, hello, recv_spec, send_spec, serve as serve_chunks,
     };
     use clustercrypt_cluster::mpi_transport::MpiTransport;
     use clustercrypt_cluster::planning;
@@ -100,7 +109,7 @@ mod with_mpi {
             }
             let inner = transform_from_description(&spec, threads).map_err(failed)?;
             planning::answer(&t, &*inner, threads).map_err(failed)?;
-            return serve(&t, &*inner, threads).map_err(failed);
+            return serve_chunks(&t, &*inner, threads).map_err(failed);
         }
         let sent = Cell::new(false);
         let send = |spec: &[u8]| {
@@ -119,14 +128,32 @@ mod with_mpi {
         std::fs::metadata(&args.input).map_or(1 << 30, |m| m.len())
     }
 
+    /// How a distributed run reports.
+    #[derive(Debug, Clone, Copy)]
+    struct Verbosity {
+        explain: bool,
+        quiet: bool,
+    }
+
+    impl From<&CryptArgs> for Verbosity {
+        fn from(args: &CryptArgs) -> Self {
+            Verbosity {
+                explain: args.explain,
+                quiet: args.quiet,
+            }
+        }
+    }
+
     /// Measures the ranks and the links, plans with the cost model, runs `inner`
-    /// over the chosen ranks inside the pipeline, then releases the workers.
+    /// over the chosen ranks inside the pipeline (`threads` on rank 0), then
+    /// releases the workers.
     #[allow(clippy::too_many_arguments, reason = "the pieces of one run")]
     fn distributed(
         t: &MpiTransport,
         all: &[Hello],
         inner: &dyn ChunkTransform,
-        args: &CryptArgs,
+        threads: usize,
+        say: Verbosity,
         size: u64,
         input: &mut (dyn std::io::Read + Send),
         output: &mut dyn std::io::Write,
@@ -134,8 +161,8 @@ mod with_mpi {
     ) -> Result<clustercrypt_engine::Totals, EngineError> {
         let hosts: Vec<String> = all.iter().map(|h| h.host.clone()).collect();
         let as_engine = |e: clustercrypt_cluster::ClusterError| EngineError::Input(e.to_string());
-        let m = planning::measure(t, inner, args.threads, size, &hosts, 0.0).map_err(as_engine)?;
-        if args.explain {
+        let m = planning::measure(t, inner, threads, size, &hosts, 0.0).map_err(as_engine)?;
+        if say.explain {
             eprintln!("{}", m.explain());
         }
         // Two chunks in flight per remote thread, so sending overlaps computing.
@@ -145,11 +172,11 @@ mod with_mpi {
             .iter()
             .map(|&i| (i + 1, 2 * all[i + 1].threads.max(1)))
             .collect();
-        let d = DistributedTransform::new(inner, t, args.threads, &per_rank, hosts);
+        let d = DistributedTransform::new(inner, t, threads, &per_rank, hosts);
         let start = std::time::Instant::now();
         let r = pipeline::run(input, output, &d, d.slots(), progress);
         d.stop_workers();
-        if (args.explain || !args.quiet) && r.is_ok() {
+        if (say.explain || !say.quiet) && r.is_ok() {
             let used = if m.plan.nodes.is_empty() {
                 "on rank 0 alone".to_string()
             } else {
@@ -179,7 +206,8 @@ mod with_mpi {
                     t,
                     all,
                     &sealer,
-                    args,
+                    args.threads,
+                    args.into(),
                     input_size(args),
                     input,
                     out,
@@ -200,7 +228,8 @@ mod with_mpi {
                     t,
                     all,
                     &opener,
-                    args,
+                    args.threads,
+                    args.into(),
                     input_size(args),
                     input,
                     out,
@@ -261,6 +290,107 @@ mod with_mpi {
         Ok(())
     }
 
+    /// Runs the chunks of each request of `serve --cluster` over the ranks,
+    /// one request at a time (the workers serve one transform at a time).
+    struct ClusterExecutor {
+        t: Arc<MpiTransport>,
+        all: Vec<Hello>,
+        one_at_a_time: Mutex<()>,
+    }
+
+    impl std::fmt::Debug for ClusterExecutor {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.describe())
+        }
+    }
+
+    impl Executor for ClusterExecutor {
+        fn run(
+            &self,
+            input: &mut (dyn std::io::Read + Send),
+            output: &mut dyn std::io::Write,
+            transform: &dyn ChunkTransform,
+            describe: &dyn Fn() -> zeroize::Zeroizing<Vec<u8>>,
+            size: Option<u64>,
+            threads: usize,
+        ) -> Result<clustercrypt_engine::Totals, EngineError> {
+            if transform.sequential() {
+                // CBC encryption and RC4 gain nothing from other nodes.
+                return pipeline::run(input, output, transform, threads, &|_| {});
+            }
+            let _turn = self.one_at_a_time.lock().unwrap_or_else(|e| e.into_inner());
+            send_spec(&*self.t, &describe()).map_err(|e| EngineError::Input(e.to_string()))?;
+            let say = Verbosity {
+                explain: false,
+                quiet: false,
+            };
+            distributed(
+                &self.t,
+                &self.all,
+                transform,
+                threads,
+                say,
+                size.unwrap_or(1 << 30),
+                input,
+                output,
+                &|_| {},
+            )
+        }
+
+        fn describe(&self) -> String {
+            let hosts: Vec<&str> = self.all.iter().map(|h| h.host.as_str()).collect();
+            format!(
+                "a cluster of {} ranks ({}), one request at a time",
+                self.all.len(),
+                hosts.join(", ")
+            )
+        }
+    }
+
+    /// `serve --cluster`: rank 0 serves HTTP and spreads each request's chunks
+    /// over the ranks; the other ranks work on chunks until rank 0 shuts down.
+    pub fn serve(mut config: clustercrypt_service::ServeConfig) -> Result<(), CliError> {
+        let threads = config.threads;
+        let t = Arc::new(MpiTransport::init().map_err(failed)?);
+        let me = Hello {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            host: clustercrypt_bench::machine::Machine::detect().hostname,
+            threads,
+        };
+        let all = hello(&*t, &me).map_err(failed)?;
+        if t.rank() != ROOT {
+            // mpirun forwards SIGINT and SIGTERM to every rank: rank 0 shuts
+            // down gracefully and then releases the workers, who must not die first.
+            let _ = ctrlc::set_handler(|| {});
+            loop {
+                let spec = recv_spec(&*t).map_err(failed)?;
+                if spec.is_empty() {
+                    return Ok(());
+                }
+                let inner = transform_from_description(&spec, threads).map_err(failed)?;
+                planning::answer(&*t, &*inner, threads).map_err(failed)?;
+                serve_chunks(&*t, &*inner, threads).map_err(failed)?;
+            }
+        }
+        let executor = ClusterExecutor {
+            t: t.clone(),
+            all,
+            one_at_a_time: Mutex::new(()),
+        };
+        eprintln!("clustercrypt: chunks go to {}", executor.describe());
+        config.executor = Arc::new(executor);
+        let result = clustercrypt_service::run_blocking(config);
+        // Release the workers whatever happened.
+        let _ = send_spec(&*t, &[]);
+        result.map_err(|e| {
+            if e.is_usage() {
+                CliError::Usage(e.to_string())
+            } else {
+                CliError::Failed(anyhow::Error::new(e))
+            }
+        })
+    }
+
     /// `--raw --cluster`: parallel raw modes spread over the ranks (the TEA
     /// study's hybrid build); sequential ones (CBC encryption, RC4) run on rank 0.
     pub fn raw(args: &CryptArgs, params: &RawParams, encrypt: bool) -> Result<(), CliError> {
@@ -276,7 +406,8 @@ mod with_mpi {
                     t,
                     all,
                     &*inner,
-                    args,
+                    args.threads,
+                    args.into(),
                     input_size(args),
                     input,
                     out,

@@ -451,6 +451,35 @@ fn read_some(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(filled)
 }
 
+/// Describes a failed exchange with the server as text. The error is not kept
+/// as a source: an `io::Error` of kind `BrokenPipe` in the chain would read as
+/// "standard output closed", which `error::finish` counts as success.
+fn network_error(e: &(dyn std::error::Error + 'static), what: &str) -> anyhow::Error {
+    let mut parts: Vec<String> = Vec::new();
+    let mut hung_up = false;
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            hung_up |= matches!(
+                io.kind(),
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+            );
+        }
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = err.source();
+    }
+    let hint = if hung_up {
+        " (the server closed the connection before the upload ended; it may have refused \
+         the request, e.g. a wrong key or a damaged header)"
+    } else {
+        ""
+    };
+    anyhow::anyhow!("{what}: {}{hint}", parts.join(": "))
+}
+
 /// Turns a refusal into the server's own message.
 fn refusal(status: reqwest::StatusCode, body: &[u8]) -> anyhow::Error {
     let json: Option<serde_json::Value> = serde_json::from_slice(body).ok();
@@ -529,7 +558,7 @@ fn transfer(
                     args.server
                 )
             };
-            anyhow::Error::new(e).context(what)
+            network_error(&e, &what)
         })?;
         let status = response.status();
         if status != reqwest::StatusCode::OK {
@@ -555,11 +584,12 @@ fn transfer(
         let out = sink.writer();
         loop {
             let piece = response.chunk().await.map_err(|e| {
-                anyhow::Error::new(e).context(format!(
+                let what = format!(
                     "the answer broke off after {} bytes (the server found a problem or \
                      the connection failed)",
                     got.bytes
-                ))
+                );
+                network_error(&e, &what)
             })?;
             let Some(piece) = piece else { break };
             if got.head.len() < HEADER_LEN {
@@ -702,6 +732,35 @@ mod tests {
         assert_eq!(e.to_string(), "the server refused: Bad Gateway (HTTP 502)");
         let e = refusal(reqwest::StatusCode::NOT_FOUND, b"no such page\n");
         assert_eq!(e.to_string(), "the server refused: no such page (HTTP 404)");
+    }
+
+    #[test]
+    fn a_hung_up_server_is_a_failure_not_a_closed_stdout() {
+        #[derive(Debug)]
+        struct Wrapper(std::io::Error);
+        impl std::fmt::Display for Wrapper {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("request body error")
+            }
+        }
+        impl std::error::Error for Wrapper {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let e = Wrapper(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        let err = network_error(&e, "the request failed");
+        assert!(
+            err.chain()
+                .all(|c| c.downcast_ref::<std::io::Error>().is_none()),
+            "an io::Error would be taken for a closed standard output"
+        );
+        let text = err.to_string();
+        assert!(
+            text.starts_with("the request failed: request body error: "),
+            "{text}"
+        );
+        assert!(text.contains("closed the connection"), "{text}");
     }
 
     #[test]

@@ -164,27 +164,11 @@ fn config(args: &ServeArgs) -> Result<ServeConfig, CliError> {
 
 /// Runs `serve` until SIGINT or SIGTERM.
 pub fn serve(args: &ServeArgs) -> Result<(), CliError> {
-    if args.cluster {
-        return Err(cluster_unavailable());
-    }
     let config = config(args)?;
-    clustercrypt_service::run_blocking(config).map_err(service_error)
-}
-
-fn cluster_unavailable() -> CliError {
-    if cfg!(feature = "mpi") {
-        CliError::Usage(
-            "serve --cluster is not available yet: run one `clustercrypt serve` per node \
-             (see docs/SERVICE.md)"
-                .into(),
-        )
-    } else {
-        CliError::Usage(
-            "this clustercrypt was built without MPI support; rebuild with \
-             `cargo build --release --features mpi` (see README, Cluster mode)"
-                .into(),
-        )
+    if args.cluster {
+        return crate::cluster::serve(config);
     }
+    clustercrypt_service::run_blocking(config).map_err(service_error)
 }
 
 /// Runs `token ...`.

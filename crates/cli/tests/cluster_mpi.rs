@@ -270,3 +270,129 @@ fn bench_cluster_reports_every_node_and_the_sweep() {
     assert_eq!(sweep, [1, 2, 3]);
     assert!(row["start_skew_ms"].as_f64().unwrap() >= 0.0);
 }
+
+#[test]
+fn serve_cluster_spreads_requests_and_shuts_down_cleanly() {
+    use std::io::{BufRead, BufReader};
+    let dir = setup();
+    let d = dir.path();
+    let token = local(&["token", "create", "--tokens", "tokens"], d, &[]);
+    assert!(token.status.success());
+    std::fs::write(d.join("token"), &token.stdout).unwrap();
+    let bench = local(
+        &[
+            "bench",
+            "--cipher",
+            "aes-cbc",
+            "--time",
+            "0.05",
+            "--no-kdf",
+            "--format",
+            "json",
+            "-o",
+            "bench.json",
+        ],
+        d,
+        &[],
+    );
+    assert!(bench.status.success());
+    let mut server = Command::new("mpirun")
+        .current_dir(d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["-n", "3", "--oversubscribe", "--bind-to", "none"])
+        .arg(assert_cmd::cargo::cargo_bin("clustercrypt"))
+        .args([
+            "serve",
+            "--cluster",
+            "--listen",
+            "127.0.0.1:0",
+            "--tokens",
+            "tokens",
+            "--threads",
+            "1",
+            "--bench-results",
+            "bench.json",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun runs");
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("the server says where it listens")
+            .unwrap();
+        if let Some(rest) = line.strip_prefix("clustercrypt: listening on ") {
+            break rest.trim().to_string();
+        }
+    };
+    // The rest of the log, read in the background (it names the nodes used).
+    let log = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    let remote = |op: &str, input: &str, output: &str| {
+        local(
+            &[
+                "remote",
+                op,
+                "--server",
+                &url,
+                "--token-file",
+                "token",
+                "--key-file",
+                "k.key",
+                "-q",
+                "-o",
+                output,
+                input,
+            ],
+            d,
+            &[],
+        )
+    };
+    let enc = remote("encrypt", "data", "c");
+    assert!(
+        enc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&enc.stderr)
+    );
+    let dec = remote("decrypt", "c", "p");
+    assert!(
+        dec.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dec.stderr)
+    );
+    assert!(std::fs::read(d.join("p")).unwrap() == std::fs::read(d.join("data")).unwrap());
+    // The server's file decrypts locally too.
+    assert!(
+        local(&["decrypt", "--key-file", "k.key", "-o", "p2", "c"], d, &[])
+            .status
+            .success()
+    );
+    // SIGTERM to mpirun reaches every rank: rank 0 finishes, then releases the workers.
+    let pid = server.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = server.wait().unwrap();
+    let log = log.join().unwrap().join("\n");
+    // mpirun itself exits 1 whenever it was signalled, however the ranks
+    // ended; that they ended cleanly shows in the log.
+    assert!(
+        status.code().is_some(),
+        "mpirun was killed: {status}\n{log}"
+    );
+    assert!(log.contains("clustercrypt: stopped"), "{log}");
+    assert!(
+        !log.contains("error") && !log.contains("signal"),
+        "a rank failed: {log}"
+    );
+    assert!(
+        log.contains("on 3 nodes") || log.contains("on 2 nodes") || log.contains("on rank 0 alone"),
+        "{log}"
+    );
+    assert!(log.contains("POST /v1/encrypt 200"), "{log}");
+}

@@ -256,7 +256,8 @@ async fn process(app: Arc<AppState>, op: Op, req: Request) -> Response {
                 max_kdf_memory_kib: app.config.limits.max_kdf_memory_kib,
             };
             let counter = parts.extensions.get::<BytesIn>().cloned();
-            bridge::run(job, body, length, limits, permit, counter).await
+            let executor = app.config.executor.clone();
+            bridge::run(job, body, length, limits, permit, counter, executor).await
         }
         Err(mut e) => {
             // A small body still on its way is read and dropped (never

@@ -28,13 +28,14 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::{Buf, Bytes};
 use clustercrypt_engine::format::{HEADER_LEN, Header, Kdf};
-use clustercrypt_engine::{EngineError, Totals, raw, stream};
+use clustercrypt_engine::{EngineError, Randomness, Totals, raw, stream};
 use futures_util::StreamExt;
 use http_body_util::BodyExt;
 use tokio::runtime::Handle;
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::error::{Aborted, ApiError};
+use crate::executor::Executor;
 use crate::params::{Job, WARNING_HEADER};
 use crate::spool::{SpoolError, SpoolReader, SpoolWriter, spool};
 /// After an error before the response, read and discard up to this much of
@@ -282,8 +283,9 @@ fn execute(
     input: &mut BodyReader,
     output: &mut ChannelWriter,
     limits: RunLimits,
+    executor: &dyn Executor,
 ) -> Result<Totals, Failure> {
-    let progress = |_: u64| {};
+    let size = input.expected;
     match job {
         Job::Encrypt { key, options } => {
             // Wait for the first body byte before answering: a client that sent
@@ -292,7 +294,22 @@ fn execute(
             let mut first = [0u8; 1];
             let n = read_full(input, &mut first).map_err(Failure::Engine)?;
             let mut whole = Read::chain(&first[..n], input);
-            stream::encrypt(&mut whole, output, key, options, &progress).map_err(Failure::Engine)
+            let randomness = Randomness::generate().map_err(Failure::Engine)?;
+            let (head, sealer) =
+                stream::prepare_encrypt(key, options, randomness).map_err(Failure::Engine)?;
+            output
+                .write_all(&head)
+                .map_err(|e| Failure::Engine(EngineError::io("cannot write the output")(e)))?;
+            executor
+                .run(
+                    &mut whole,
+                    output,
+                    &sealer,
+                    &|| sealer.describe(),
+                    size,
+                    options.threads,
+                )
+                .map_err(Failure::Engine)
         }
         Job::Decrypt { key, threads } => {
             // Look at the header's Argon2 cost before paying it: a file may ask for 4 GiB.
@@ -313,14 +330,31 @@ fn execute(
                 )));
             }
             let mut whole = Read::chain(&head[..n], input);
-            stream::decrypt(&mut whole, output, key, *threads, &progress).map_err(Failure::Engine)
+            let (_, opener) = stream::open_header(&mut whole, key).map_err(Failure::Engine)?;
+            executor
+                .run(
+                    &mut whole,
+                    output,
+                    &opener,
+                    &|| opener.describe(),
+                    size,
+                    *threads,
+                )
+                .map_err(Failure::Engine)
         }
-        Job::Raw { params, encrypt } => if *encrypt {
-            raw::raw_encrypt(input, output, params, &progress)
-        } else {
-            raw::raw_decrypt(input, output, params, &progress)
+        Job::Raw { params, encrypt } => {
+            let transform = raw::transform_for(params, *encrypt).map_err(Failure::Engine)?;
+            executor
+                .run(
+                    input,
+                    output,
+                    &*transform,
+                    &|| raw::describe(params, *encrypt),
+                    size,
+                    params.threads,
+                )
+                .map_err(Failure::Engine)
         }
-        .map_err(Failure::Engine),
     }
 }
 
@@ -370,6 +404,7 @@ pub async fn run(
     limits: RunLimits,
     permit: OwnedSemaphorePermit,
     counter: Option<BytesIn>,
+    executor: Arc<dyn Executor>,
 ) -> Response {
     let (writer, mut reader) = spool();
     let warning = job.warning();
@@ -388,7 +423,7 @@ pub async fn run(
         );
         let mut output = ChannelWriter::new(writer);
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            execute(&job, &mut input, &mut output, limits)
+            execute(&job, &mut input, &mut output, limits, &*executor)
         }));
         drop(job); // wipes the key now rather than after the drain
         let mut error = match result {

@@ -93,6 +93,8 @@ pub struct ServeConfig {
     pub threads: usize,
     /// Source of the `GET /v1/bench` report.
     pub bench: BenchSource,
+    /// Where chunks are transformed: this machine, or a cluster.
+    pub executor: std::sync::Arc<dyn crate::executor::Executor>,
 }
 
 impl ServeConfig {
@@ -107,6 +109,7 @@ impl ServeConfig {
             limits: Limits::default(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             bench: BenchSource::Measure,
+            executor: std::sync::Arc::new(crate::executor::Local),
         }
     }
 

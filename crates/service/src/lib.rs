@@ -19,6 +19,7 @@ pub mod benchmark;
 pub mod bridge;
 pub mod config;
 pub mod error;
+pub mod executor;
 pub mod metrics;
 pub mod params;
 pub mod server;
