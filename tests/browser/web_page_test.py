@@ -2,7 +2,7 @@
 """End-to-end test of the web page of `clustercrypt serve` in a headless Chromium.
 
 Usage: python3 tests/browser/web_page_test.py [path/to/clustercrypt]
-       WEB_PAGE_TEST_MIB=32 python3 tests/browser/web_page_test.py ...   (a larger file)
+       WEB_PAGE_TEST_MIB=N python3 tests/browser/web_page_test.py ...   (file size, default 24)
 
 Starts the real server on a loopback port with a fresh token file, opens `/`,
 encrypts a file through the page, downloads the result, checks that `clustercrypt decrypt` turns the
@@ -178,11 +178,11 @@ def main():
         token = cli("token", "create", "--tokens", "tokens.txt", "--name", "browser").stdout.strip()
         if not token.startswith("cct_"):
             fail(f"token create printed {token!r}")
-        # 300 kB by default. A browser's fetch() sends the whole body before it
-        # reads the answer, so a larger file (WEB_PAGE_TEST_MIB) checks that the
-        # server does not stall such a client once its buffers are full.
-        mib = float(os.environ.get("WEB_PAGE_TEST_MIB", "0"))
-        plain = (os.urandom(int(mib * (1 << 20))) if mib > 0 else os.urandom(300_000)) + b"end\n"
+        # A browser's fetch() sends the whole body before it reads the answer:
+        # 24 MiB is past what the socket buffers hold, so a server that stops
+        # reading while its answer is not read stalls here (it did, up to e10fd41).
+        mib = float(os.environ.get("WEB_PAGE_TEST_MIB", "24"))
+        plain = os.urandom(int(mib * (1 << 20))) + b"end\n"
         src = os.path.join(work, "hello.txt")
         with open(src, "wb") as f:
             f.write(plain)
