@@ -34,7 +34,7 @@ pub const OPENAPI_YAML: &str = include_str!("../../../docs/openapi.yaml");
 /// Status recorded for a request whose client left before the response (nginx's convention).
 const CLIENT_CLOSED: u16 = 499;
 /// Largest body read and thrown away to answer an early rejection cleanly.
-const EARLY_DRAIN_LIMIT: u64 = 1 << 20;
+const EARLY_DRAIN_LIMIT: u64 = 32 << 20;
 
 /// Processing slots and the queue in front of them.
 #[derive(Debug)]

@@ -41,7 +41,7 @@ use crate::spool::{SpoolError, SpoolReader, SpoolWriter, spool};
 /// After an error before the response, read and discard up to this much of
 /// the rest of the body, so that the client gets to read the error instead of
 /// a connection reset while it is still sending.
-const DRAIN_LIMIT: u64 = 1 << 20;
+const DRAIN_LIMIT: u64 = 32 << 20;
 /// ... for at most this long.
 const DRAIN_TIME: Duration = Duration::from_secs(2);
 /// Pause before aborting a response, for what was written to reach the client.
