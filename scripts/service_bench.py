@@ -91,14 +91,14 @@ def measure(make_commands, clients, rounds, cwd):
     return total_wall, lat
 
 
-def memory_request(port, token, key, data):
+def memory_request(port, token, key, data, query=""):
     """One encryption by a minimal client: the body from memory, the answer read
     and dropped, both at once (the server streams; a client that sent the whole
     body before reading would stall). Returns the latency in seconds."""
     t0 = time.perf_counter()
     s = socket.create_connection(("127.0.0.1", port))
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    head = (f"POST /v1/encrypt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    head = (f"POST /v1/encrypt{query} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             f"Authorization: Bearer {token}\r\nX-Clustercrypt-Key: {key}\r\n"
             f"Content-Length: {len(data)}\r\n\r\n").encode()
     sent = []
@@ -130,14 +130,14 @@ def memory_request(port, token, key, data):
     return time.perf_counter() - t0
 
 
-def measure_memory(port, token, key, data, clients, rounds):
+def measure_memory(port, token, key, data, clients, rounds, query=""):
     total_wall, lat = 0.0, []
     for _ in range(rounds):
         results = [None] * clients
         t0 = time.perf_counter()
 
         def one(i):
-            results[i] = memory_request(port, token, key, data)
+            results[i] = memory_request(port, token, key, data, query)
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(clients)]
         for t in threads:
@@ -180,6 +180,9 @@ def main():
                     help="encryptions per level and side (rounded up to whole rounds)")
     ap.add_argument("--dir", help="where the files go (default: /dev/shm if present)")
     ap.add_argument("--target", type=float, default=0.7)
+    ap.add_argument("--suite", help="suite for every encryption (default: the CPU's default); "
+                    "a slow one (serpent-256-ctr-hmac-sha256) stands for a board without "
+                    "AES instructions, where the cipher rather than loopback copies dominates")
     ap.add_argument("--server-arg", action="append", default=[],
                     help="extra option for `clustercrypt serve` (repeatable)")
     args = ap.parse_args()
@@ -208,13 +211,15 @@ def main():
             f.write(token + "\n")
         server, url = start_server(binary, work, args.server_arg)
 
+        suite = ["--suite", args.suite] if args.suite else []
+
         def local(n):
-            return [[binary, "encrypt", "--key-file", "key.hex", "-q", f"in{i}", "-o", f"out{i}"]
-                    for i in range(n)]
+            return [[binary, "encrypt", "--key-file", "key.hex", "-q", *suite, f"in{i}",
+                     "-o", f"out{i}"] for i in range(n)]
 
         def remote(n):
             return [[binary, "remote", "encrypt", "--server", url, "--token-file", "bench.token",
-                     "--key-file", "key.hex", "-q", f"in{i}", "-o", f"out{i}"]
+                     "--key-file", "key.hex", "-q", *suite, f"in{i}", "-o", f"out{i}"]
                     for i in range(n)]
 
         port = int(url.rsplit(":", 1)[1])
@@ -225,10 +230,12 @@ def main():
         # Warm-up: page cache, server threads.
         measure(local, 1, 1, work)
         measure(remote, 1, 1, work)
-        measure_memory(port, token, key, payload, 1, 1)
+        query = f"?suite={args.suite}" if args.suite else ""
+        measure_memory(port, token, key, payload, 1, 1, query)
         version = cli("--version").splitlines()[0]
         print(f"{version}; {platform.node()}, {os.cpu_count()} CPUs; "
-              f"{args.size_mib} MiB per request; files in {base or tempfile.gettempdir()}")
+              f"{args.size_mib} MiB per request; suite {args.suite or 'default'}; "
+              f"files in {base or tempfile.gettempdir()}")
         print()
         print("| clients | requests | local MiB/s | service MiB/s (`remote`) | ratio "
               "| latency p50 / p95 / p99 | service MiB/s (in-memory client) | ratio "
@@ -245,7 +252,7 @@ def main():
             mib = n * rounds * args.size_mib
             lw, _ = measure(local, n, rounds, work)
             sw, slat = measure(remote, n, rounds, work)
-            mw, mlat = measure_memory(port, token, key, payload, n, rounds)
+            mw, mlat = measure_memory(port, token, key, payload, n, rounds, query)
             loc, svc, mem = mib / lw, mib / sw, mib / mw
             worst, worst_mem = min(worst, svc / loc), min(worst_mem, mem / loc)
             print(f"| {n} | {n * rounds} | {loc:.0f} | {svc:.0f} | {svc / loc:.2f} | {lat(slat)} "
