@@ -21,31 +21,31 @@ pub struct Cli {
 pub enum Command {
     /// Benchmark ciphers and KDFs in user space (a `cryptsetup benchmark` for every cipher).
     Bench(BenchArgs),
+    /// List the cipher catalogue: algorithms, modes, key sizes, and which are insecure.
+    Ciphers(CiphersArgs),
+    /// The fastest secure cipher here for disk (LUKS) and file encryption, and why.
+    Recommend(crate::recommend::RecommendArgs),
+    /// Read a `cryptsetup benchmark` listing (any version) into the result format.
+    ImportCryptsetup(crate::import::ImportArgs),
+    /// Set this machine's results next to published figures, with ratios.
+    Compare(crate::report::CompareArgs),
+    /// Draw saved results (and the studies' published figures) as figures, tables and one HTML page.
+    Report(crate::report::ReportArgs),
+    /// Run the HPL benchmark (hpcc or xhpl under mpirun), with the input chosen as
+    /// the Raspberry Pi cluster study did, and report GFLOPS.
+    Hpl(crate::hpl::HplArgs),
     /// Encrypt a file in parallel into the authenticated chunked format (or --raw legacy modes).
     Encrypt(crate::crypt::EncryptArgs),
     /// Decrypt a file; nothing is written unless every chunk verifies.
     Decrypt(crate::crypt::CryptArgs),
     /// Write a new random 256-bit key file (mode 0600).
     Keygen(crate::crypt::KeygenArgs),
-    /// List the cipher catalogue: algorithms, modes, key sizes, and which are insecure.
-    Ciphers(CiphersArgs),
-    /// Read a `cryptsetup benchmark` listing (any version) into the result format.
-    ImportCryptsetup(crate::import::ImportArgs),
-    /// The fastest secure cipher here for disk (LUKS) and file encryption, and why.
-    Recommend(crate::recommend::RecommendArgs),
-    /// Encrypt or decrypt a file on a clustercrypt server (`clustercrypt serve`).
-    Remote(crate::remote::RemoteArgs),
     /// Serve encryption over HTTP(S): API, web page, metrics (docs/SERVICE.md).
     Serve(crate::serve::ServeArgs),
     /// Access tokens for `clustercrypt serve`.
     Token(crate::serve::TokenArgs),
-    /// Draw saved results (and the studies' published figures) as figures, tables and one HTML page.
-    Report(crate::report::ReportArgs),
-    /// Set this machine's results next to published figures, with ratios.
-    Compare(crate::report::CompareArgs),
-    /// Run the HPL benchmark (hpcc or xhpl under mpirun), with the input chosen as
-    /// the Raspberry Pi cluster study did, and report GFLOPS.
-    Hpl(crate::hpl::HplArgs),
+    /// Encrypt or decrypt a file on a clustercrypt server (`clustercrypt serve`).
+    Remote(crate::remote::RemoteArgs),
 }
 
 /// `clustercrypt bench`.
