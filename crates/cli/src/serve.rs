@@ -95,6 +95,30 @@ pub struct TokenArgs {
 pub enum TokenCommand {
     /// Make a new access token: printed once on stdout; only its hash goes into the file.
     Create(TokenCreateArgs),
+    /// List the tokens of a file by name and creation time (the tokens themselves are not kept).
+    List(TokenFileArgs),
+    /// Revoke every token with this name; a running server refuses it from the next request.
+    Revoke(TokenRevokeArgs),
+}
+
+/// `clustercrypt token revoke`.
+#[derive(Debug, Args)]
+pub struct TokenRevokeArgs {
+    /// The token file.
+    #[arg(long, value_name = "FILE")]
+    pub tokens: PathBuf,
+
+    /// The name of the token(s) to revoke.
+    #[arg(long, value_name = "NAME")]
+    pub name: String,
+}
+
+/// `clustercrypt token list`.
+#[derive(Debug, Args)]
+pub struct TokenFileArgs {
+    /// The token file.
+    #[arg(long, value_name = "FILE")]
+    pub tokens: PathBuf,
 }
 
 /// `clustercrypt token create`.
@@ -185,6 +209,31 @@ pub fn token(args: &TokenArgs) -> Result<(), CliError> {
                 "clustercrypt: added token '{}' to {} (only its SHA-256 is stored; keep the \
                  token above, it is not shown again)",
                 new.name,
+                a.tokens.display()
+            );
+            Ok(())
+        }
+        TokenCommand::List(a) => {
+            let store = TokenStore::load(&a.tokens).map_err(|e| CliError::Usage(e.to_string()))?;
+            for e in store.entries() {
+                println!("{}\t{}", e.name, e.created);
+            }
+            Ok(())
+        }
+        TokenCommand::Revoke(a) => {
+            let n =
+                tokens::revoke(&a.tokens, &a.name).map_err(|e| CliError::Usage(e.to_string()))?;
+            if n == 0 {
+                return Err(CliError::Usage(format!(
+                    "{} holds no token named '{}'",
+                    a.tokens.display(),
+                    a.name
+                )));
+            }
+            eprintln!(
+                "clustercrypt: revoked {n} token(s) named '{}' in {}; a running server \
+                 refuses them from its next request",
+                a.name,
                 a.tokens.display()
             );
             Ok(())

@@ -1065,3 +1065,62 @@ fn https_with_a_private_ca() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
+
+#[test]
+fn tokens_created_and_revoked_while_running_take_effect_at_once() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path();
+    let server = Server::start(dir, &[]);
+    let bench = |token: &str| {
+        request(
+            server.port,
+            &format!("GET /v1/bench HTTP/1.1\r\nAuthorization: Bearer {token}"),
+            b"",
+        )
+        .status
+    };
+    assert_eq!(bench(&server.token), 200);
+    let bob = ok(
+        dir,
+        &["token", "create", "--tokens", "tokens.txt", "--name", "bob"],
+    );
+    let bob = String::from_utf8(bob.stdout).unwrap().trim().to_string();
+    assert_eq!(bench(&bob), 200, "a new token works without a restart");
+
+    let listed = text(&ok(dir, &["token", "list", "--tokens", "tokens.txt"]));
+    assert!(
+        listed.contains("alice") && listed.contains("bob"),
+        "{listed}"
+    );
+    assert!(!listed.contains(&bob) && !listed.contains(&server.token));
+
+    ok(
+        dir,
+        &[
+            "token",
+            "revoke",
+            "--tokens",
+            "tokens.txt",
+            "--name",
+            "alice",
+        ],
+    );
+    assert_eq!(
+        bench(&server.token),
+        401,
+        "a revoked token is refused at once"
+    );
+    assert_eq!(bench(&bob), 200);
+    let missing = run(
+        dir,
+        &[
+            "token",
+            "revoke",
+            "--tokens",
+            "tokens.txt",
+            "--name",
+            "alice",
+        ],
+    );
+    assert_eq!(missing.status.code(), Some(2));
+}

@@ -84,6 +84,7 @@ impl Slots {
 #[derive(Debug)]
 pub struct AppState {
     config: ServeConfig,
+    tokens: Option<crate::tokens::LiveTokens>,
     metrics: Metrics,
     slots: Slots,
     bench: Arc<Bench>,
@@ -93,8 +94,13 @@ impl AppState {
     /// State for `config`, with the benchmark report `bench`.
     pub fn new(config: ServeConfig, bench: Arc<Bench>) -> AppState {
         let slots = Slots::new(config.limits.max_concurrent, config.limits.queue);
+        let tokens = match &config.auth {
+            Auth::Tokens(store) => Some(crate::tokens::LiveTokens::new(store.clone())),
+            Auth::None => None,
+        };
         AppState {
             config,
+            tokens,
             metrics: Metrics::new(),
             slots,
             bench,
@@ -107,17 +113,18 @@ impl AppState {
     }
 
     fn authorize(&self, headers: &HeaderMap) -> Result<(), ApiError> {
-        let Auth::Tokens(store) = &self.config.auth else {
+        let Some(tokens) = &self.tokens else {
             return Ok(());
         };
         let presented = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.as_bytes().strip_prefix(b"Bearer "))
             .ok_or_else(ApiError::unauthorized)?;
-        store
-            .verify(presented.trim_ascii())
-            .map(|_| ())
-            .ok_or_else(ApiError::unauthorized)
+        if tokens.verify(presented.trim_ascii()) {
+            Ok(())
+        } else {
+            Err(ApiError::unauthorized())
+        }
     }
 }
 

@@ -74,12 +74,16 @@ pub struct TokenEntry {
     pub hash: [u8; 32],
     /// The name given at creation.
     pub name: String,
+    /// When it was created (RFC 3339, as written in the file).
+    pub created: String,
 }
 
 /// The tokens a server accepts.
 #[derive(Debug, Clone, Default)]
 pub struct TokenStore {
     entries: Vec<TokenEntry>,
+    /// The file they were read from, for [`LiveTokens`] to follow.
+    path: Option<PathBuf>,
 }
 
 fn valid_name(name: &str) -> bool {
@@ -98,7 +102,7 @@ fn parse_line(line: &str) -> Option<TokenEntry> {
     let mut fields = line.split_ascii_whitespace();
     let digest = fields.next()?.strip_prefix("sha256:")?;
     let name = fields.next()?;
-    let _created = fields.next()?;
+    let created = fields.next()?;
     if fields.next().is_some() || digest.len() != 64 || !valid_name(name) {
         return None;
     }
@@ -107,6 +111,7 @@ fn parse_line(line: &str) -> Option<TokenEntry> {
     Some(TokenEntry {
         hash,
         name: name.to_string(),
+        created: created.to_string(),
     })
 }
 
@@ -119,7 +124,9 @@ impl TokenStore {
             path: path.to_path_buf(),
             source,
         })?;
-        TokenStore::parse(&text, path)
+        let mut store = TokenStore::parse(&text, path)?;
+        store.path = Some(path.to_path_buf());
+        Ok(store)
     }
 
     fn parse(text: &str, path: &Path) -> Result<TokenStore, TokenError> {
@@ -134,7 +141,10 @@ impl TokenStore {
                 line: i + 1,
             })?);
         }
-        Ok(TokenStore { entries })
+        Ok(TokenStore {
+            entries,
+            path: None,
+        })
     }
 
     /// The tokens, in file order.
@@ -158,6 +168,104 @@ impl TokenStore {
         }
         bool::from(found).then(|| self.entries[index as usize].name.as_str())
     }
+}
+
+/// What identifies a version of the token file: a rewrite (rename) changes
+/// the inode, an append the length, an edit in place the modification time.
+type Stamp = Option<(u64, u64, std::time::SystemTime)>;
+
+fn stamp(path: &Path) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.ino(), m.len(), m.modified().ok()?))
+}
+
+/// A token store that follows its file: tokens created or revoked while the
+/// server runs take effect at the next request, without a restart. A file
+/// that cannot be read or parsed (half-edited) leaves the previous tokens in
+/// force, with a warning on stderr.
+#[derive(Debug)]
+pub struct LiveTokens {
+    path: Option<PathBuf>,
+    state: std::sync::RwLock<(TokenStore, Stamp)>,
+}
+
+impl LiveTokens {
+    /// Follows the file `store` was loaded from (a store not from a file stays as it is).
+    pub fn new(store: TokenStore) -> LiveTokens {
+        let path = store.path.clone();
+        let now = path.as_deref().and_then(stamp);
+        LiveTokens {
+            path,
+            state: std::sync::RwLock::new((store, now)),
+        }
+    }
+
+    /// Whether `presented` is a valid token now; see [`TokenStore::verify`].
+    pub fn verify(&self, presented: &[u8]) -> bool {
+        self.refresh();
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        state.0.verify(presented).is_some()
+    }
+
+    fn refresh(&self) {
+        let Some(path) = &self.path else { return };
+        let now = stamp(path);
+        if self.state.read().unwrap_or_else(|e| e.into_inner()).1 == now {
+            return;
+        }
+        let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
+        if state.1 == now {
+            return; // another request reloaded it meanwhile
+        }
+        state.1 = now;
+        match TokenStore::load(path) {
+            Ok(store) => {
+                eprintln!(
+                    "clustercrypt: reloaded {}: {} token(s)",
+                    path.display(),
+                    store.entries.len()
+                );
+                state.0 = store;
+            }
+            Err(e) => eprintln!("clustercrypt: warning: keeping the previous tokens: {e}"),
+        }
+    }
+}
+
+/// Removes every token named `name` from the token file (rewritten atomically,
+/// mode 0600); returns how many were removed.
+pub fn revoke(path: &Path, name: &str) -> Result<usize, TokenError> {
+    let io = |source| TokenError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    // Refuse to rewrite a file we do not understand.
+    TokenStore::parse(&text, path)?;
+    let mut removed = 0;
+    let mut kept = String::with_capacity(text.len());
+    for line in text.lines() {
+        if parse_line(line.trim()).is_some_and(|e| e.name == name) {
+            removed += 1;
+        } else {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    if removed == 0 {
+        return Ok(0);
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // tempfile creates it with mode 0600.
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(kept.as_bytes()).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(removed)
 }
 
 /// Makes a new token, appends its hash line to the token file (created with
@@ -235,13 +343,41 @@ mod tests {
                 .map(|n| TokenEntry {
                     hash: hash(format!("secret-{n}").as_bytes()),
                     name: n.to_string(),
+                    created: "2026-01-01T00:00:00Z".into(),
                 })
                 .collect(),
+            path: None,
         };
         assert_eq!(store.verify(b"secret-two"), Some("two"));
         assert_eq!(store.verify(b"secret-three"), Some("three"));
         assert_eq!(store.verify(b"secret-four"), None);
         assert_eq!(store.verify(b""), None);
         assert_eq!(TokenStore::default().verify(b"secret-one"), None);
+    }
+
+    #[test]
+    fn live_tokens_follow_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokens");
+        let alice = create(&path, "alice").unwrap();
+        let live = LiveTokens::new(TokenStore::load(&path).unwrap());
+        assert!(live.verify(alice.secret.as_bytes()));
+        // Created while running: valid at once.
+        let bob = create(&path, "bob").unwrap();
+        assert!(live.verify(bob.secret.as_bytes()));
+        // Revoked while running: refused at once; the others stay.
+        assert_eq!(revoke(&path, "alice").unwrap(), 1);
+        assert!(!live.verify(alice.secret.as_bytes()));
+        assert!(live.verify(bob.secret.as_bytes()));
+        assert_eq!(revoke(&path, "nobody").unwrap(), 0);
+        // A broken file keeps the previous tokens in force.
+        std::fs::write(&path, "garbage\n").unwrap();
+        assert!(live.verify(bob.secret.as_bytes()));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join("tokens"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "the token file stays private");
     }
 }
