@@ -699,7 +699,7 @@ fn file_times(results: &[Results], refs: &ReferenceData) -> Figure {
         FigureKind::FileTimes,
         "Seconds to encrypt a file against its size (IoT study)",
         Axis::new("file size", "MB", Scale::Log),
-        Axis::new("time to encrypt", "s", Scale::Linear),
+        Axis::new("time to encrypt", "s", Scale::Log),
     );
     fig.series = set.finish();
     fig.notes = notes;

@@ -291,6 +291,10 @@ fn draw_legend<DB: DrawingBackend>(
 fn tick(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e9 {
         format!("{v:.0}")
+    } else if v.abs() < 1.0 && v != 0.0 {
+        // Log-axis ticks (0.001, 0.01, 0.1): no trailing zeros.
+        let text = format!("{v:.6}");
+        text.trim_end_matches('0').to_string()
     } else {
         format_value(v)
     }
@@ -329,28 +333,67 @@ fn draw_lines<DB: DrawingBackend>(
         .x_label_area_size(45)
         .y_label_area_size(70);
     let y = 0.0..y_max(fig);
-    if fig.x.scale == Scale::Log {
-        let chart = builder
-            .build_cartesian_2d((lo / 1.6..hi * 1.6).log_scale(), y)
-            .map_err(|e| draw_error(fig, e))?;
-        series_on(chart, fig, (lo / 1.6, hi * 1.6))
-    } else {
-        let lo = if lo >= 0.0 { 0.0 } else { lo };
-        let pad = ((hi - lo) * 0.05).max(1.0);
-        let chart = builder
-            .build_cartesian_2d(lo..hi + pad, y)
-            .map_err(|e| draw_error(fig, e))?;
-        series_on(chart, fig, (lo, hi + pad))
+    // Figures whose values span decades (seconds for 1 MB on a desktop against
+    // 128 MB on a Pi) get a logarithmic y axis, else the small ones vanish.
+    let log_y = (fig.y.scale == Scale::Log).then(|| y_positive_range(fig));
+    let (x_log, x_lin) = {
+        let lo_lin = if lo >= 0.0 { 0.0 } else { lo };
+        let pad = ((hi - lo_lin) * 0.05).max(1.0);
+        ((lo / 1.6, hi * 1.6), (lo_lin, hi + pad))
+    };
+    let e = |err| draw_error(fig, err);
+    match (fig.x.scale == Scale::Log, log_y) {
+        (true, Some((y0, y1))) => {
+            let chart = builder
+                .build_cartesian_2d((x_log.0..x_log.1).log_scale(), (y0..y1).log_scale())
+                .map_err(e)?;
+            series_on(chart, fig, x_log)
+        }
+        (true, None) => {
+            let chart = builder
+                .build_cartesian_2d((x_log.0..x_log.1).log_scale(), y)
+                .map_err(e)?;
+            series_on(chart, fig, x_log)
+        }
+        (false, Some((y0, y1))) => {
+            let chart = builder
+                .build_cartesian_2d(x_lin.0..x_lin.1, (y0..y1).log_scale())
+                .map_err(e)?;
+            series_on(chart, fig, x_lin)
+        }
+        (false, None) => {
+            let chart = builder.build_cartesian_2d(x_lin.0..x_lin.1, y).map_err(e)?;
+            series_on(chart, fig, x_lin)
+        }
     }
 }
 
-fn series_on<DB: DrawingBackend, X>(
-    mut chart: ChartContext<'_, DB, Cartesian2d<X, plotters::coord::types::RangedCoordf64>>,
+/// The y range of a logarithmic axis: the positive values, with a margin.
+fn y_positive_range(fig: &Figure) -> (f64, f64) {
+    let (lo, hi) = fig
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(fig.levels.iter().map(|l| l.value))
+        .filter(|v| *v > 0.0)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if lo.is_finite() {
+        (lo / 2.0, hi * 2.0)
+    } else {
+        (0.1, 1.0)
+    }
+}
+
+fn series_on<DB: DrawingBackend, X, Y>(
+    mut chart: ChartContext<'_, DB, Cartesian2d<X, Y>>,
     fig: &Figure,
     (x0, x1): (f64, f64),
 ) -> Result<(), PlotError>
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let e = |err: DrawingAreaErrorKind<DB::ErrorType>| draw_error(fig, err);
     let label = (FAMILY, TEXT_SIZE).into_font();
@@ -372,6 +415,7 @@ where
             .iter()
             .copied()
             .filter(|p| fig.x.scale != Scale::Log || p.0 > 0.0)
+            .filter(|p| fig.y.scale != Scale::Log || p.1 > 0.0)
             .collect();
         match s.origin {
             Origin::Measured => {
