@@ -358,6 +358,13 @@ mod with_mpi {
             threads,
         };
         let all = hello(&*t, &me).map_err(failed)?;
+        if matches!(config.bench, clustercrypt_service::BenchSource::Measure) {
+            // GET /v1/bench reports the cluster: every rank measures the
+            // default table at once before rank 0 starts serving.
+            if let Some(report) = cluster_quick_bench(&t, threads)? {
+                config.bench = clustercrypt_service::BenchSource::Given(Box::new(report));
+            }
+        }
         if t.rank() != ROOT {
             // mpirun forwards SIGINT and SIGTERM to every rank: rank 0 shuts
             // down gracefully and then releases the workers, who must not die first.
@@ -389,6 +396,48 @@ mod with_mpi {
                 CliError::Failed(anyhow::Error::new(e))
             }
         })
+    }
+
+    /// The service's quick benchmark on every rank at once (as `bench
+    /// --cluster`); rank 0 gets the report, the other ranks `None`.
+    fn cluster_quick_bench(
+        t: &MpiTransport,
+        threads: usize,
+    ) -> Result<Option<clustercrypt_bench::report::Report>, CliError> {
+        use clustercrypt_bench::clock::MonotonicClock;
+        use clustercrypt_bench::machine::Machine;
+        use clustercrypt_bench::report::{Report, Settings};
+        use clustercrypt_cluster::bench::{ClusterBench, NodeInfo};
+
+        let plan = clustercrypt_service::benchmark::quick_plan();
+        let machine = Machine::detect();
+        let b = ClusterBench {
+            specs: &plan.ciphers,
+            threads,
+            method: plan.method,
+            sweep: false,
+            me: NodeInfo {
+                hostname: machine.hostname.clone(),
+                cpu_model: machine.cpu_model.clone(),
+            },
+        };
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let summary = clustercrypt_cluster::bench::run(t, &b, &MonotonicClock::default(), &cancel)
+            .map_err(failed)?;
+        Ok(summary.map(|summary| {
+            let mut report = Report::empty(
+                machine,
+                Settings {
+                    min_time_s: plan.method.min_time.as_secs_f64(),
+                    buffer_size: plan.method.buffer_size,
+                    request_size: plan.method.request_size,
+                    runs: 1,
+                    threads,
+                },
+            );
+            report.cluster = Some(summary);
+            report
+        }))
     }
 
     /// `--raw --cluster`: parallel raw modes spread over the ranks (the TEA

@@ -311,8 +311,6 @@ fn serve_cluster_spreads_requests_and_shuts_down_cleanly() {
             "tokens",
             "--threads",
             "1",
-            "--bench-results",
-            "bench.json",
         ])
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -349,6 +347,25 @@ fn serve_cluster_spreads_requests_and_shuts_down_cleanly() {
             &[],
         )
     };
+    // GET /v1/bench: the cluster, every rank measured before serving began.
+    let token_text = String::from_utf8(token.stdout.clone()).unwrap();
+    let hostport = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let mut tcp = std::net::TcpStream::connect(&hostport).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        tcp,
+        "GET /v1/bench HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+        token_text.trim()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"ranks\":3"), "{answer}");
+
     let enc = remote("encrypt", "data", "c");
     assert!(
         enc.status.success(),

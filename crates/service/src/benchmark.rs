@@ -72,6 +72,14 @@ impl Bench {
                 state: RwLock::new(BenchState::Ready(Arc::new(load(path)?))),
                 cancel: AtomicBool::new(false),
             })),
+            BenchSource::Given(report) => {
+                let text = serde_json::to_string(report)
+                    .map_err(|e| ServiceError::Bench(e.to_string()))?;
+                Ok(Arc::new(Bench {
+                    state: RwLock::new(BenchState::Ready(Arc::new(text))),
+                    cancel: AtomicBool::new(false),
+                }))
+            }
             BenchSource::Measure => {
                 let bench = Arc::new(Bench {
                     state: RwLock::new(BenchState::Pending),

@@ -43,6 +43,8 @@ pub enum BenchSource {
     File(PathBuf),
     /// A short benchmark of this node, run in the background at start-up.
     Measure,
+    /// A report measured by the caller (`serve --cluster` measures every node first).
+    Given(Box<clustercrypt_bench::report::Report>),
 }
 
 /// Limits that protect the server.
