@@ -325,15 +325,28 @@ fn markdown_row(r: &CipherRow) -> String {
 
 fn markdown(report: &Report) -> String {
     let m = &report.machine;
-    let mut out = format!(
-        "**{}**: {}, {} cores, {:.1} GiB, kernel {}, features: {}\n\n",
-        m.hostname,
-        m.cpu_model,
-        m.cores,
-        m.memory_bytes as f64 / (1u64 << 30) as f64,
-        m.kernel,
-        m.cpu_features.join(" ")
-    );
+    // Imported listings describe no machine: say so rather than "0 cores".
+    let mut out = if m.cores == 0 {
+        format!(
+            "**{}**: machine not described{}\n\n",
+            m.hostname,
+            report
+                .source
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default()
+        )
+    } else {
+        format!(
+            "**{}**: {}, {} cores, {:.1} GiB, kernel {}, features: {}\n\n",
+            m.hostname,
+            m.cpu_model,
+            m.cores,
+            m.memory_bytes as f64 / (1u64 << 30) as f64,
+            m.kernel,
+            m.cpu_features.join(" ")
+        )
+    };
     if !report.ciphers.is_empty() {
         let threads = report.settings.threads;
         let _ = writeln!(

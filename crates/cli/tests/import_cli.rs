@@ -361,3 +361,20 @@ fn recommends_from_a_quick_run_here() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn markdown_of_a_listing_says_the_machine_is_not_described() {
+    let out = cc()
+        .arg("import-cryptsetup")
+        .arg(data("cryptsetup_pi4.txt"))
+        .args(["--machine-name", "pi4", "--format", "markdown"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.starts_with("**pi4**: machine not described (cryptsetup benchmark listing"),
+        "{text}"
+    );
+    assert!(!text.contains("0 cores"));
+    assert!(text.contains("| aes-xts | 512 | 68.6 | 69.4 |"), "{text}");
+}
