@@ -21,13 +21,14 @@
 //! and `peak_memory_reset` is false.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clustercrypt_catalogue::{Algorithm, CipherSpec, Mode};
-use clustercrypt_engine::raw::{self, Padding, RawParams};
+use clustercrypt_engine::pipeline;
+use clustercrypt_engine::raw::{self, RawParams};
 use zeroize::Zeroizing;
 
 use crate::power::{PowerError, Source};
@@ -167,10 +168,10 @@ fn same_contents(a: &Path, b: &Path) -> Result<bool, FilesError> {
     let (mut x, mut y) = (open(a)?, open(b)?);
     let (mut bx, mut by) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
     loop {
-        let n =
-            read_full(&mut x, &mut bx).map_err(io_err(format!("cannot read {}", a.display())))?;
-        let m =
-            read_full(&mut y, &mut by).map_err(io_err(format!("cannot read {}", b.display())))?;
+        let n = pipeline::read_full(&mut x, &mut bx)
+            .map_err(io_err(format!("cannot read {}", a.display())))?;
+        let m = pipeline::read_full(&mut y, &mut by)
+            .map_err(io_err(format!("cannot read {}", b.display())))?;
         if n != m || bx[..n] != by[..m] {
             return Ok(false);
         }
@@ -178,17 +179,6 @@ fn same_contents(a: &Path, b: &Path) -> Result<bool, FilesError> {
             return Ok(true);
         }
     }
-}
-
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
 }
 
 /// A `/proc/self/status` value in bytes (`VmHWM`, `VmRSS`).
@@ -294,11 +284,7 @@ fn params_for(spec: &CipherSpec, plan: &FilePlan) -> Result<RawParams, FilesErro
         spec: *spec,
         key,
         iv,
-        padding: if matches!(spec.mode, Mode::Ecb | Mode::Cbc) {
-            Padding::Pkcs7
-        } else {
-            Padding::None
-        },
+        padding: raw::default_padding(spec.mode),
         repeats: 1,
         chunk_size: plan.chunk_size,
         threads: plan.threads.max(1),

@@ -25,7 +25,7 @@ use clustercrypt_catalogue::CipherSpec;
 
 use crate::kdf::{Argon2Variant, Hash, KEY_BITS, KdfResult};
 use crate::machine::Machine;
-use crate::measure::{DEFAULT_BUFFER_SIZE, DEFAULT_MIN_TIME, DEFAULT_REQUEST_SIZE};
+use crate::measure::Method;
 use crate::report::{
     CipherRow, ClusterRow, ClusterSummary, NodeFigures, Report, RunFigures, Settings,
     ThreadFigures, UnavailableRow,
@@ -124,13 +124,7 @@ const ANY_EXPECTED: &str = "a cipher row (`aes-xts  512b  1234.5 MiB/s  1234.5 M
 /// `report.machine.hostname` afterwards), cryptsetup's default settings, and
 /// [`SOURCE`] as its source.
 pub fn parse_cryptsetup(text: &str) -> Result<Report, ImportError> {
-    let settings = Settings {
-        min_time_s: DEFAULT_MIN_TIME.as_secs_f64(),
-        buffer_size: DEFAULT_BUFFER_SIZE,
-        request_size: DEFAULT_REQUEST_SIZE,
-        runs: 1,
-        threads: 1,
-    };
+    let settings = Settings::of(&Method::default(), 1, 1);
     let mut report = Report::empty(unknown_machine("unknown"), settings);
     report.source = Some(SOURCE.to_string());
     // Other outputs of this tool, named rather than failing on their first line.
@@ -466,16 +460,24 @@ impl Parser {
         Ok(())
     }
 
-    fn pbkdf2(&mut self, line: &str, t: &[&str]) -> Result<(), ImportError> {
-        const EXPECTED: &str =
-            "`PBKDF2-HASH  N iterations per second for 256-bit key` or `PBKDF2-HASH  N/A`";
-        let name = t[0].strip_prefix("PBKDF2-").unwrap_or_default();
-        if t.len() == 2 && t[1] == "N/A" {
+    /// A KDF line `NAME  N/A`, kept as unavailable.
+    fn kdf_not_available(&mut self, t: &[&str]) -> bool {
+        let na = t.len() == 2 && t[1] == "N/A";
+        if na {
             self.report.unavailable.push(UnavailableRow {
                 cipher: t[0].to_string(),
                 key_bits: KEY_BITS,
                 reason: "N/A in the listing".into(),
             });
+        }
+        na
+    }
+
+    fn pbkdf2(&mut self, line: &str, t: &[&str]) -> Result<(), ImportError> {
+        const EXPECTED: &str =
+            "`PBKDF2-HASH  N iterations per second for 256-bit key` or `PBKDF2-HASH  N/A`";
+        let name = t[0].strip_prefix("PBKDF2-").unwrap_or_default();
+        if self.kdf_not_available(t) {
             return Ok(());
         }
         // cryptsetup 1.x stops after "second"; 2.x adds "for 256-bit key".
@@ -513,12 +515,7 @@ impl Parser {
             "argon2id" => Some(Argon2Variant::Argon2id),
             _ => None,
         };
-        if t.len() == 2 && t[1] == "N/A" {
-            self.report.unavailable.push(UnavailableRow {
-                cipher: t[0].to_string(),
-                key_bits: KEY_BITS,
-                reason: "N/A in the listing".into(),
-            });
+        if self.kdf_not_available(t) {
             return Ok(());
         }
         let shape = [

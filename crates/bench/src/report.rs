@@ -57,6 +57,7 @@ use clustercrypt_catalogue::{Algorithm, CipherSpec, Mode};
 
 use crate::kdf::KdfResult;
 use crate::machine::Machine;
+use crate::measure::Method;
 use crate::stats::Stats;
 
 /// Schema identifier of the JSON output.
@@ -84,6 +85,19 @@ pub struct Settings {
     pub runs: usize,
     /// Workers per row.
     pub threads: usize,
+}
+
+impl Settings {
+    /// The settings of a run measured with `method`, `runs` times on `threads` workers.
+    pub fn of(method: &Method, runs: usize, threads: usize) -> Settings {
+        Settings {
+            min_time_s: method.min_time.as_secs_f64(),
+            buffer_size: method.buffer_size,
+            request_size: method.request_size,
+            runs,
+            threads,
+        }
+    }
 }
 
 /// One worker's figures (mean over runs).

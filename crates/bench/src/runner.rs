@@ -67,16 +67,7 @@ pub fn run(
     }
     let threads = plan.threads.max(1);
     let runs = plan.runs.max(1);
-    let mut report = Report::empty(
-        Machine::detect(),
-        Settings {
-            min_time_s: plan.method.min_time.as_secs_f64(),
-            buffer_size: plan.method.buffer_size,
-            request_size: plan.method.request_size,
-            runs,
-            threads,
-        },
-    );
+    let mut report = Report::empty(Machine::detect(), Settings::of(&plan.method, runs, threads));
     report.tool.version = tool_version.to_string();
     // KDF lines come first in cryptsetup's output, but they are slow: measure the
     // ciphers first so that an interrupted run still has the table.

@@ -274,16 +274,7 @@ mod with_mpi {
         let Some(summary) = summary else {
             return Ok(());
         };
-        let mut report = Report::empty(
-            machine,
-            Settings {
-                min_time_s: plan.method.min_time.as_secs_f64(),
-                buffer_size: plan.method.buffer_size,
-                request_size: plan.method.request_size,
-                runs: 1,
-                threads: plan.threads,
-            },
-        );
+        let mut report = Report::empty(machine, Settings::of(&plan.method, 1, plan.threads));
         report.cluster = Some(summary);
         crate::power::add_cluster_readings(&args.power, &mut report);
         crate::bench::write_output(args.output.as_deref(), &format.render(&report))?;
@@ -425,16 +416,7 @@ mod with_mpi {
         let summary = clustercrypt_cluster::bench::run(t, &b, &MonotonicClock::default(), &cancel)
             .map_err(failed)?;
         Ok(summary.map(|summary| {
-            let mut report = Report::empty(
-                machine,
-                Settings {
-                    min_time_s: plan.method.min_time.as_secs_f64(),
-                    buffer_size: plan.method.buffer_size,
-                    request_size: plan.method.request_size,
-                    runs: 1,
-                    threads,
-                },
-            );
+            let mut report = Report::empty(machine, Settings::of(&plan.method, 1, threads));
             report.cluster = Some(summary);
             report
         }))

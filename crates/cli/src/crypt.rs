@@ -219,7 +219,15 @@ fn engine_error(e: EngineError) -> CliError {
 }
 
 pub(crate) fn raw_params(args: &CryptArgs, chunk_size: usize) -> Result<RawParams, CliError> {
-    let r = &args.raw;
+    raw_params_from(&args.raw, chunk_size, args.threads)
+}
+
+/// The raw-mode parameters from the options, checked before any work starts.
+pub(crate) fn raw_params_from(
+    r: &RawArgs,
+    chunk_size: usize,
+    threads: usize,
+) -> Result<RawParams, CliError> {
     let name = r
         .cipher
         .as_deref()
@@ -236,13 +244,10 @@ pub(crate) fn raw_params(args: &CryptArgs, chunk_size: usize) -> Result<RawParam
             .map(|v| v.to_vec())
             .unwrap_or_default(),
     };
-    let padding = match (r.padding, spec.mode) {
-        (Some(PaddingArg::Pkcs7), _) => Padding::Pkcs7,
-        (Some(PaddingArg::None), _) => Padding::None,
-        (None, clustercrypt_catalogue::Mode::Ecb | clustercrypt_catalogue::Mode::Cbc) => {
-            Padding::Pkcs7
-        }
-        (None, _) => Padding::None,
+    let padding = match r.padding {
+        Some(PaddingArg::Pkcs7) => Padding::Pkcs7,
+        Some(PaddingArg::None) => Padding::None,
+        None => raw::default_padding(spec.mode),
     };
     let params = RawParams {
         spec,
@@ -251,7 +256,7 @@ pub(crate) fn raw_params(args: &CryptArgs, chunk_size: usize) -> Result<RawParam
         padding,
         repeats: r.rounds,
         chunk_size,
-        threads: args.threads,
+        threads,
     };
     raw::check(&params).map_err(engine_error)?;
     Ok(params)

@@ -15,11 +15,10 @@ use std::time::Duration;
 use base64::Engine as _;
 use bytes::{Bytes, BytesMut};
 use clap::{Args, Subcommand};
-use clustercrypt_catalogue::{CipherSpec, Mode};
 use clustercrypt_engine::format::{
     DEFAULT_CHUNK_SIZE, HEADER_LEN, MAGIC, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, Suite,
 };
-use clustercrypt_engine::raw::{self, Padding, RawParams};
+use clustercrypt_engine::pipeline;
 use indicatif::{ProgressBar, ProgressStyle};
 use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -28,7 +27,7 @@ use zeroize::Zeroizing;
 use crate::crypt::{PaddingArg, RawArgs};
 use crate::error::CliError;
 use crate::output::{Sink, open_input};
-use crate::secrets::{KeyArgs, KeyMaterial, hex_from, key_material};
+use crate::secrets::{KeyArgs, KeyMaterial, key_material};
 use crate::sizes::parse_size;
 
 /// Bytes per upload piece: large enough to keep syscalls rare, small enough
@@ -276,7 +275,8 @@ fn key_headers(
                 "--raw takes its key from --key-hex-file or --key-env".into(),
             ));
         }
-        let params = raw_params(&args.raw)?;
+        // Checked here, so that a typo is a usage error before anything is sent.
+        let params = crate::crypt::raw_params_from(&args.raw, DEFAULT_CHUNK_SIZE, 1)?;
         query.push(("raw", "true".into()));
         query.push((
             "cipher",
@@ -309,40 +309,6 @@ fn key_headers(
         }
     }
     Ok(headers)
-}
-
-/// Checks the raw-mode options here, so that a typo is a usage error before
-/// anything is sent.
-fn raw_params(r: &RawArgs) -> Result<RawParams, CliError> {
-    let name = r.cipher.as_deref().expect("clap: --raw needs --cipher");
-    let key =
-        hex_from(r.key_hex_file.as_deref(), r.key_env.as_deref(), "key")?.ok_or_else(|| {
-            CliError::Usage("raw mode needs a key: --key-hex-file FILE or --key-env VAR".into())
-        })?;
-    let spec =
-        CipherSpec::parse(name, Some(key.len() * 8)).map_err(|e| CliError::Usage(e.to_string()))?;
-    let iv = match &r.iv {
-        Some(text) => hex::decode(text.trim())
-            .map_err(|_| CliError::Usage("the IV must be hexadecimal digits".into()))?,
-        None => hex_from(r.iv_file.as_deref(), r.iv_env.as_deref(), "IV")?
-            .map(|v| v.to_vec())
-            .unwrap_or_default(),
-    };
-    let padding = match (r.padding, spec.mode) {
-        (Some(PaddingArg::Pkcs7), _) | (None, Mode::Ecb | Mode::Cbc) => Padding::Pkcs7,
-        _ => Padding::None,
-    };
-    let params = RawParams {
-        spec,
-        key,
-        iv,
-        padding,
-        repeats: r.rounds,
-        chunk_size: DEFAULT_CHUNK_SIZE,
-        threads: 1,
-    };
-    raw::check(&params).map_err(|e| CliError::Usage(e.to_string()))?;
-    Ok(params)
 }
 
 fn client(args: &RemoteCryptArgs) -> Result<reqwest::Client, CliError> {
@@ -412,7 +378,7 @@ fn spawn_reader(
         let mut sent = 0u64;
         loop {
             let mut buf = BytesMut::zeroed(PIECE);
-            let n = match read_some(&mut *input, &mut buf) {
+            let n = match pipeline::read_full(&mut *input, &mut buf) {
                 Ok(n) => n,
                 Err(e) => {
                     // Makes the request fail instead of ending it early.
@@ -435,20 +401,6 @@ fn spawn_reader(
         }
     });
     (rx, handle)
-}
-
-/// Fills `buf` as far as the input allows; 0 only at the end of the input.
-fn read_some(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match input.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
 }
 
 /// Describes a failed exchange with the server as text. The error is not kept

@@ -61,8 +61,9 @@ pub struct Totals {
     pub chunks: u64,
 }
 
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_full(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads until `buf` is full or the input ends; returns the bytes read
+/// (fewer than `buf.len()` only at the end of the input).
+pub fn read_full(input: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match input.read(&mut buf[filled..]) {

@@ -50,6 +50,15 @@ pub struct RawParams {
     pub threads: usize,
 }
 
+/// The padding `openssl enc` uses when none is asked for: PKCS#7 for the
+/// block modes that need whole blocks (ECB, CBC), none for CTR and stream ciphers.
+pub fn default_padding(mode: Mode) -> Padding {
+    match mode {
+        Mode::Ecb | Mode::Cbc => Padding::Pkcs7,
+        _ => Padding::None,
+    }
+}
+
 /// Whether the raw mode runs chunks in parallel or one after another.
 pub fn is_sequential(spec: &CipherSpec, encrypt: bool) -> bool {
     (spec.mode == Mode::Cbc && encrypt) || spec.algorithm == Algorithm::Rc4

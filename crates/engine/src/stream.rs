@@ -310,15 +310,8 @@ pub fn prepare_encrypt(
 /// Reads and authenticates a header; returns it with the opener for its chunks.
 pub fn open_header(input: &mut dyn Read, key: &KeySource) -> Result<(Header, Opener), EngineError> {
     let mut head = [0u8; HEADER_LEN];
-    let mut filled = 0;
-    while filled < HEADER_LEN {
-        match input.read(&mut head[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(EngineError::io("cannot read the input")(e)),
-        }
-    }
+    let filled =
+        pipeline::read_full(input, &mut head).map_err(EngineError::io("cannot read the input"))?;
     let (header, mac) = Header::parse(&head[..filled])?;
     let master = master_for_header(key, &header)?;
     let keys = FileKeys::derive(&master, &header);

@@ -28,7 +28,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::{Buf, Bytes};
 use clustercrypt_engine::format::{HEADER_LEN, Header, Kdf};
-use clustercrypt_engine::{EngineError, Randomness, Totals, raw, stream};
+use clustercrypt_engine::{EngineError, Randomness, Totals, pipeline, raw, stream};
 use futures_util::StreamExt;
 use http_body_util::BodyExt;
 use tokio::runtime::Handle;
@@ -266,16 +266,7 @@ enum Failure {
 }
 
 fn read_full(input: &mut dyn Read, buf: &mut [u8]) -> Result<usize, EngineError> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match input.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(EngineError::io("cannot read the input")(e)),
-        }
-    }
-    Ok(filled)
+    pipeline::read_full(input, buf).map_err(EngineError::io("cannot read the input"))
 }
 
 fn execute(

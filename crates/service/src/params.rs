@@ -7,7 +7,7 @@
 
 use axum::http::HeaderMap;
 use base64::Engine as _;
-use clustercrypt_catalogue::{CipherSpec, Mode};
+use clustercrypt_catalogue::CipherSpec;
 use clustercrypt_engine::format::{DEFAULT_CHUNK_SIZE, Kdf, Suite};
 use clustercrypt_engine::keys::{DEFAULT_ARGON2, KEY_LEN};
 use clustercrypt_engine::raw::{self, Padding, RawParams};
@@ -402,8 +402,7 @@ fn raw_job(op: Op, q: &Query, headers: &HeaderMap, limits: ParamLimits) -> Resul
                 "padding: '{other}' is not pkcs7 or none"
             )));
         }
-        (None, Mode::Ecb | Mode::Cbc) => Padding::Pkcs7,
-        (None, _) => Padding::None,
+        (None, _) => raw::default_padding(spec.mode),
     };
     let params = RawParams {
         spec,

@@ -47,6 +47,19 @@ impl Running {
             .unwrap()
     }
 
+    /// POSTs `plain` to the encrypt `path` with the test key; the answer must be 200.
+    async fn encrypt_with_key(&self, path: &str, plain: &[u8]) -> Vec<u8> {
+        let r = self
+            .post(path)
+            .header("x-clustercrypt-key", key_hex())
+            .body(plain.to_vec())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        r.bytes().await.unwrap().to_vec()
+    }
+
     /// Stops the server and waits until it returned.
     async fn shutdown(mut self) {
         self.stop.take().unwrap().send(()).unwrap();
@@ -331,18 +344,10 @@ async fn oversized_bodies_get_413() {
     );
     // At the limit exactly: fine.
     let plain = data(10_000, 1);
-    let r = s
-        .post("/v1/encrypt?chunk_size=4K")
-        .header("x-clustercrypt-key", key_hex())
-        .body(plain.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        local_decrypt(&r.bytes().await.unwrap(), &key_source()),
-        plain
-    );
+    let sealed = s
+        .encrypt_with_key("/v1/encrypt?chunk_size=4K", &plain)
+        .await;
+    assert_eq!(local_decrypt(&sealed, &key_source()), plain);
     s.shutdown().await;
 }
 
@@ -777,18 +782,8 @@ async fn https_with_a_self_signed_certificate() {
     let s = start_with(dir, c, token, tls_client).await;
     assert!(s.url.starts_with("https://127.0.0.1:"));
     let plain = data(200_000, 8);
-    let r = s
-        .post("/v1/encrypt")
-        .header("x-clustercrypt-key", key_hex())
-        .body(plain.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(
-        local_decrypt(&r.bytes().await.unwrap(), &key_source()),
-        plain
-    );
+    let sealed = s.encrypt_with_key("/v1/encrypt", &plain).await;
+    assert_eq!(local_decrypt(&sealed, &key_source()), plain);
     // Plain HTTP to the HTTPS port gets nowhere.
     let plain_http = client()
         .get(format!("http://{}/healthz", s.addr))
