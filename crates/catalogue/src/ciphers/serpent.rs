@@ -34,7 +34,7 @@
 //! `#[target_feature]` functions so that LLVM auto-vectorises each to the
 //! right register width (checked in the generated assembly; no explicit
 //! intrinsics are used).  The backend is chosen once at key setup with
-//! `cpufeatures` and cached in the [`Serpent`] value.  A single block, and a
+//! `crate::cpu::features` (the mask applies) and cached in the [`Serpent`] value.  A single block, and a
 //! one-block tail, use a scalar path.
 //!
 //! The S-box circuits are D. A. Osvik's ("Speeding up Serpent", 2000), as used
@@ -820,17 +820,14 @@ mod x86 {
         RoundKeys, U16, crypt_lanes,
     };
 
-    cpufeatures::new!(cpuid_avx2, "avx2");
-    cpufeatures::new!(cpuid_avx512, "avx512f");
-
-    /// Whether AVX2 is usable (CPU and OS support).
+    /// Whether AVX2 is usable (CPU and OS support, and not masked).
     pub(super) fn has_avx2() -> bool {
-        cpuid_avx2::get()
+        crate::cpu::features().avx2
     }
 
-    /// Whether AVX-512F is usable (CPU and OS support).
+    /// Whether AVX-512 is usable (CPU and OS support, and not masked).
     pub(super) fn has_avx512() -> bool {
-        cpuid_avx512::get()
+        crate::cpu::features().avx512
     }
 
     /// Up to `N` blocks with AVX2.
@@ -1012,18 +1009,9 @@ enum Kind {
 }
 
 impl Kind {
-    /// The widest implementation the running CPU supports.
+    /// The implementation `crate::dispatch` chooses.
     fn detect() -> Self {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            if x86::has_avx512() {
-                return Kind::Avx512;
-            }
-            if x86::has_avx2() {
-                return Kind::Avx2;
-            }
-        }
-        Kind::Soft
+        Kind::from_name(crate::dispatch::serpent()).unwrap_or(Kind::Soft)
     }
 
     /// The named implementation, if the running CPU supports it.
@@ -1180,12 +1168,12 @@ impl BlockCipherEncrypt for Serpent {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx2` is only constructed by `Kind::detect` or
             // `Kind::from_name`, after
-            // cpufeatures reported AVX2 support.
+            // the CPU features in use include AVX2.
             Kind::Avx2 => unsafe { x86::enc_avx2(&self.rk, f) },
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx512` is only constructed by `Kind::detect` or
             // `Kind::from_name`, after
-            // cpufeatures reported AVX-512F support.
+            // the CPU features in use include AVX-512.
             Kind::Avx512 => unsafe { x86::enc_avx512(&self.rk, f) },
         }
     }
@@ -1199,12 +1187,12 @@ impl BlockCipherDecrypt for Serpent {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx2` is only constructed by `Kind::detect` or
             // `Kind::from_name`, after
-            // cpufeatures reported AVX2 support.
+            // the CPU features in use include AVX2.
             Kind::Avx2 => unsafe { x86::dec_avx2(&self.rk, f) },
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx512` is only constructed by `Kind::detect` or
             // `Kind::from_name`, after
-            // cpufeatures reported AVX-512F support.
+            // the CPU features in use include AVX-512.
             Kind::Avx512 => unsafe { x86::dec_avx512(&self.rk, f) },
         }
     }
@@ -1689,10 +1677,7 @@ mod tests {
     fn backend_detection() {
         let c = Serpent::new_from_slice(&[0; 32]).unwrap();
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        let want: &[&str] = match (
-            std::arch::is_x86_feature_detected!("avx512f"),
-            std::arch::is_x86_feature_detected!("avx2"),
-        ) {
+        let want: &[&str] = match (crate::cpu::features().avx512, crate::cpu::features().avx2) {
             (true, true) => &["avx512", "avx2", "soft"],
             (true, false) => &["avx512", "soft"],
             (false, true) => &["avx2", "soft"],
