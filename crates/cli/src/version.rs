@@ -24,8 +24,15 @@ pub fn long_version() -> String {
             std::env::var(cpu::MASK_ENV).unwrap_or_default()
         )
     };
+    let library = cpu::library_mask_env(cpu::disabled())
+        .map_or_else(|| "none".to_string(), |(k, v)| format!("{k}={v}"));
+    let tiers: Vec<String> = Tier::all_for_arch()
+        .iter()
+        .map(|t| format!("{}={}", t.name(), t.mask()))
+        .collect();
     format!(
         "{}\ncpu features: {}\ncpu detected: {}\ncpu disabled: {}\ntier: {}\n\
+         tiers: {}\nlibrary mask: {}\n\
          implementations: aes={} chacha20={} serpent={} aes-gcm={} chacha20-poly1305={}\n\
          compiled for: {}\n",
         env!("CARGO_PKG_VERSION"),
@@ -33,6 +40,8 @@ pub fn long_version() -> String {
         cpu::detected(),
         mask,
         Tier::current(),
+        tiers.join(" "),
+        library,
         dispatch::aes().name(),
         dispatch::chacha().name(),
         dispatch::serpent(),
