@@ -122,13 +122,20 @@ pub fn chacha_crate_choice() -> ChaChaImpl {
     chacha_for(cpu::detected())
 }
 
-/// Which multi-block Serpent implementation runs: `"avx512"`, `"avx2"` or `"soft"`.
+/// Which multi-block Serpent implementation runs: `"avx512"`, `"avx2"`,
+/// `"sse2"` (the x86-64 baseline), `"neon"` or `"soft"`.
 pub fn serpent() -> &'static str {
     let f = cpu::features();
-    if f.avx512 {
-        "avx512"
-    } else if f.avx2 {
-        "avx2"
+    if cfg!(target_arch = "x86_64") {
+        if f.avx512 {
+            "avx512"
+        } else if f.avx2 {
+            "avx2"
+        } else {
+            "sse2"
+        }
+    } else if cfg!(target_arch = "aarch64") && f.neon {
+        "neon"
     } else {
         "soft"
     }
