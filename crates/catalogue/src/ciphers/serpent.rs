@@ -66,7 +66,7 @@
 use core::fmt;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
-use cipher::consts::{U2, U8, U16, U32};
+use cipher::consts::{U2, U16, U32};
 use cipher::{
     AlgorithmName, Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherDecrypt,
     BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, InOut,
@@ -1009,7 +1009,7 @@ macro_rules! impl_backend {
 
 impl_backend!(SoftBackend, U2);
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-impl_backend!(Simd128Backend, U8);
+impl_backend!(Simd128Backend, U16);
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 impl_backend!(Avx2Backend, U32);
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -1024,7 +1024,7 @@ impl_backend!(Avx512Backend, U32);
 enum Kind {
     /// Portable code.
     Soft,
-    /// SSE2 or NEON, eight blocks at a time (baseline of the architecture).
+    /// SSE2 or NEON, sixteen blocks at a time (baseline of the architecture).
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     Simd128,
     /// AVX2; only constructed (by `detect` or `from_name`) after run-time

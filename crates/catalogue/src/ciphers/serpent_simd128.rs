@@ -1,6 +1,7 @@
 //! Serpent on the 128-bit vector registers every x86-64 (SSE2) and aarch64
-//! (NEON) CPU has: eight blocks at a time, word `j` of four blocks per register
-//! and two registers per word, with the same round functions as the other
+//! (NEON) CPU has: sixteen blocks at a time, word `j` of four blocks per
+//! register and four registers per word (measured on x86-64: 16 blocks 484 MiB/s
+//! CTR against 389 with 8, despite spills with only 16 XMM registers), with the same round functions as the other
 //! backends (Serpent's S-boxes are bitsliced by design: lanes never mix).
 //!
 //! Auto-vectorising the portable lane arrays does not get there (measured:
@@ -23,17 +24,18 @@ use super::{Blk, RoundKeys, Word, decrypt_words, encrypt_words};
 use cipher::InOutBuf;
 
 /// Blocks per call.
-pub(super) const LANES: usize = 8;
+pub(super) const LANES: usize = 4 * NV;
+/// Registers per word.
+const NV: usize = 4;
 
 #[cfg(target_arch = "x86_64")]
 type V = __m128i;
 #[cfg(target_arch = "aarch64")]
 type V = uint32x4_t;
 
-/// One 32-bit word of eight blocks: lanes 0-3 in the first register, 4-7 in
-/// the second.
+/// One 32-bit word of [`LANES`] blocks: blocks `4h .. 4h + 4` in register `h`.
 #[derive(Clone, Copy)]
-pub(super) struct W8([V; 2]);
+pub(super) struct W8([V; NV]);
 
 /// Calls an intrinsic that needs only the architecture's baseline.
 macro_rules! base {
@@ -114,7 +116,7 @@ macro_rules! w8_op {
             type Output = Self;
             #[inline(always)]
             fn $f(self, rhs: Self) -> Self {
-                W8([op::$op(self.0[0], rhs.0[0]), op::$op(self.0[1], rhs.0[1])])
+                W8(core::array::from_fn(|i| op::$op(self.0[i], rhs.0[i])))
             }
         }
         impl $atr for W8 {
@@ -141,17 +143,16 @@ impl Not for W8 {
 impl Word for W8 {
     #[inline(always)]
     fn splat(v: u32) -> Self {
-        let s = op::splat(v);
-        W8([s, s])
+        W8([op::splat(v); NV])
     }
     #[inline(always)]
     fn rotl<const R: u32>(self) -> Self {
         let rot = |a: V| op::or(op::shl(a, R), op::shr(a, 32 - R));
-        W8([rot(self.0[0]), rot(self.0[1])])
+        W8(self.0.map(rot))
     }
     #[inline(always)]
     fn shl<const R: u32>(self) -> Self {
-        W8([op::shl(self.0[0], R), op::shl(self.0[1], R)])
+        W8(self.0.map(|a| op::shl(a, R)))
     }
 }
 
@@ -234,16 +235,18 @@ pub(super) fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf<'_, '_
     let n = blocks.len();
     assert!(n <= LANES, "too many blocks for the lane count");
     let zero = op::splat(0);
-    let mut x = [W8([zero, zero]); 4];
+    let mut x = [W8([zero; NV]); 4];
     if n == LANES {
         let input = blocks.get_in();
-        load4(&input[..4], &mut x, 0);
-        load4(&input[4..], &mut x, 1);
+        for h in 0..NV {
+            load4(&input[4 * h..], &mut x, h);
+        }
     } else {
         let mut tmp = [Blk::default(); LANES];
         tmp[..n].copy_from_slice(blocks.get_in());
-        load4(&tmp[..4], &mut x, 0);
-        load4(&tmp[4..], &mut x, 1);
+        for h in 0..NV {
+            load4(&tmp[4 * h..], &mut x, h);
+        }
     }
     let y = if ENC {
         encrypt_words(rk, x)
@@ -252,12 +255,14 @@ pub(super) fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf<'_, '_
     };
     if n == LANES {
         let out = blocks.get_out();
-        store4(&y, &mut out[..4], 0);
-        store4(&y, &mut out[4..], 1);
+        for h in 0..NV {
+            store4(&y, &mut out[4 * h..], h);
+        }
     } else {
         let mut tmp = [Blk::default(); LANES];
-        store4(&y, &mut tmp[..4], 0);
-        store4(&y, &mut tmp[4..], 1);
+        for h in 0..NV {
+            store4(&y, &mut tmp[4 * h..], h);
+        }
         blocks.get_out().copy_from_slice(&tmp[..n]);
     }
 }
