@@ -335,10 +335,7 @@ pub(crate) fn mix_columns<W: Rows>(s: &mut State<W>) {
 /// `5·s[r] ^ 4·s[r+2] = s[r] ^ 4·(s[r] ^ s[r+2])`.
 #[inline(always)]
 pub(crate) fn inv_mix_columns<W: Rows>(s: &mut State<W>) {
-    let mut u = *s;
-    for i in 0..8 {
-        u[i] = u[i] ^ u[i].rot2();
-    }
+    let u = s.map(|v| v ^ v.rot2());
     let u4 = xtime(xtime(u));
     for i in 0..8 {
         s[i] = s[i] ^ u4[i];
@@ -387,7 +384,7 @@ fn sub_word(w: [u8; 4]) -> [u8; 4] {
 pub(crate) fn expand_key(key: &[u8]) -> (ByteKeys, usize) {
     let nk = key.len() / 4;
     assert!(
-        matches!(nk, 4 | 6 | 8) && key.len() % 4 == 0,
+        matches!(nk, 4 | 6 | 8) && key.len().is_multiple_of(4),
         "AES keys are 16, 24 or 32 bytes"
     );
     let rounds = nk + 6;
@@ -574,13 +571,13 @@ mod tests {
     }
 
     fn planes_of(bytes: [u8; 8]) -> [u8; 8] {
-        let mut p = [0u8; 8];
-        for i in 0..8 {
+        core::array::from_fn(|i| {
+            let mut p = 0u8;
             for (k, b) in bytes.iter().enumerate() {
-                p[i] |= ((b >> i) & 1) << k;
+                p |= ((b >> i) & 1) << k;
             }
-        }
-        p
+            p
+        })
     }
 
     #[test]

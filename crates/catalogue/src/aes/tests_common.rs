@@ -53,12 +53,12 @@ where
         let mut got = data.clone();
         ours.encrypt_blocks(&mut got);
         assert_eq!(got, expect, "encrypt, {n} blocks, key size {}", key.len());
-        let mut one = data[0].clone();
+        let mut one = data[0];
         ours.encrypt_block(&mut one);
         assert_eq!(one, expect[0], "encrypt one block");
         ours.decrypt_blocks(&mut got);
         assert_eq!(got, data, "decrypt, {n} blocks");
-        let mut one = expect[0].clone();
+        let mut one = expect[0];
         ours.decrypt_block(&mut one);
         assert_eq!(one, data[0], "decrypt one block");
     }
