@@ -234,4 +234,21 @@ mod tests {
             AesImpl::AesNi
         );
     }
+
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn every_arm_tier_has_its_aes() {
+        use crate::cpu::{Tier, parse_mask};
+        let full = CpuFeatures {
+            vaes: false,
+            vpclmul: false,
+            avx2: false,
+            avx512: false,
+            ..CpuFeatures::ALL
+        };
+        let at = |t: Tier| full.without(parse_mask(t.mask()).unwrap());
+        assert_eq!(aes_for(at(Tier::ArmCe)), AesImpl::ArmCe);
+        assert_eq!(aes_for(at(Tier::ArmNeon)), AesImpl::Neon);
+        assert_eq!(aes_for(at(Tier::ArmPortable)), AesImpl::Soft);
+    }
 }

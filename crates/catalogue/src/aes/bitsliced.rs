@@ -351,6 +351,47 @@ pub(crate) fn add_round_key<W: Gates>(s: &mut State<W>, rk: &State<W>) {
     }
 }
 
+/// The S-box table, computed from its definition (FIPS-197 §5.1.1: the
+/// inverse in GF(2^8), then the affine map). Only for code that keeps the
+/// whole table in registers (NEON `tbl`): never index it with secret data.
+#[cfg_attr(
+    not(target_arch = "aarch64"),
+    allow(dead_code, reason = "used by NEON and the tests")
+)]
+pub(crate) const SBOX: [u8; 256] = {
+    const fn mul(mut a: u8, mut b: u8) -> u8 {
+        let mut p = 0u8;
+        while b != 0 {
+            if b & 1 == 1 {
+                p ^= a;
+            }
+            a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
+            b >>= 1;
+        }
+        p
+    }
+    let mut table = [0u8; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut inv = 0u8;
+        let mut y = 1;
+        while y < 256 {
+            if mul(x as u8, y as u8) == 1 {
+                inv = y as u8;
+            }
+            y += 1;
+        }
+        table[x] = inv
+            ^ inv.rotate_left(1)
+            ^ inv.rotate_left(2)
+            ^ inv.rotate_left(3)
+            ^ inv.rotate_left(4)
+            ^ 0x63;
+        x += 1;
+    }
+    table
+};
+
 /// Most round keys: AES-256 has 14 rounds.
 pub(crate) const MAX_ROUND_KEYS: usize = 15;
 
@@ -582,6 +623,8 @@ mod tests {
 
     #[test]
     fn circuits_are_the_sbox_and_its_inverse() {
+        // FIPS-197 §5.1.1 Figure 7 entries.
+        assert_eq!((SBOX[0x00], SBOX[0x01], SBOX[0x53]), (0x63, 0x7c, 0xed));
         for chunk in 0..32u8 {
             let bytes: [u8; 8] = core::array::from_fn(|k| chunk * 8 + k as u8);
             let mut p = planes_of(bytes);
@@ -592,6 +635,7 @@ mod tests {
             let out = planes_of(p); // the transpose is its own inverse
             for k in 0..8 {
                 assert_eq!(out[k], reference_sbox(bytes[k]), "S({:#x})", bytes[k]);
+                assert_eq!(SBOX[usize::from(bytes[k])], out[k], "table");
             }
             let mut q = planes_of(out);
             for i in [0, 1, 5, 6] {
