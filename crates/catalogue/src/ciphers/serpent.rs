@@ -89,14 +89,16 @@ type Blk = Block<Serpent>;
 /// 128-bit registers every x86-64 (SSE2) and aarch64 (NEON) CPU has twice over;
 /// the compiler vectorises them without any target feature.
 const SOFT_LANES: usize = 2;
-/// Blocks per call of the AVX2 backend.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+/// Blocks per call of the auto-vectorised AVX2 backend (32-bit x86; x86-64
+/// uses the explicit kernel of `serpent_avx2.rs`).
+#[cfg(target_arch = "x86")]
 const AVX2_LANES: usize = 32;
-/// Blocks per call of the AVX-512 backend.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+/// Blocks per call of the auto-vectorised AVX-512 backend (32-bit x86; x86-64
+/// uses the explicit kernel of `serpent_avx512.rs`).
+#[cfg(target_arch = "x86")]
 const AVX512_LANES: usize = 32;
 /// Lanes of the AVX-512 kernel used for tails of at most this many blocks.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(target_arch = "x86")]
 const AVX512_SHORT: usize = 16;
 
 // ---------------------------------------------------------------------------
@@ -813,14 +815,16 @@ fn crypt_lanes<const N: usize, const ENC: bool>(rk: &RoundKeys, mut blocks: InOu
     }
 }
 
-/// Instances of the kernels compiled with AVX2 or AVX-512F enabled, so that
-/// LLVM vectorises the lane loops to 256 or 512 bits.
+/// The backends' closures compiled with AVX2 or AVX-512F enabled (on 32-bit
+/// x86 also the auto-vectorised lane kernels; x86-64 has explicit ones in
+/// `serpent_avx2.rs` and `serpent_avx512.rs`).
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86 {
     use super::{
-        Avx2Backend, Avx512Backend, Blk, BlockCipherDecClosure, BlockCipherEncClosure, InOutBuf,
-        RoundKeys, U16, crypt_lanes,
+        Avx2Backend, Avx512Backend, BlockCipherDecClosure, BlockCipherEncClosure, RoundKeys, U16,
     };
+    #[cfg(target_arch = "x86")]
+    use super::{Blk, InOutBuf, crypt_lanes};
 
     /// Whether AVX2 is usable (CPU and OS support, and not masked).
     pub(super) fn has_avx2() -> bool {
@@ -832,7 +836,8 @@ mod x86 {
         crate::cpu::features().avx512
     }
 
-    /// Up to `N` blocks with AVX2.
+    /// Up to `N` blocks with AVX2 (32-bit x86).
+    #[cfg(target_arch = "x86")]
     #[target_feature(enable = "avx2")]
     pub(super) fn lanes_avx2<const N: usize, const ENC: bool>(
         rk: &RoundKeys,
@@ -841,7 +846,8 @@ mod x86 {
         crypt_lanes::<N, ENC>(rk, blocks)
     }
 
-    /// Up to `N` blocks with AVX-512F.
+    /// Up to `N` blocks with AVX-512F (32-bit x86).
+    #[cfg(target_arch = "x86")]
     #[target_feature(enable = "avx512f")]
     pub(super) fn lanes_avx512<const N: usize, const ENC: bool>(
         rk: &RoundKeys,
@@ -884,6 +890,14 @@ mod x86 {
 #[path = "serpent_simd128.rs"]
 mod simd128;
 
+#[cfg(target_arch = "x86_64")]
+#[path = "serpent_avx2.rs"]
+mod avx2x;
+
+#[cfg(target_arch = "x86_64")]
+#[path = "serpent_avx512.rs"]
+mod avx512x;
+
 /// The name of the 128-bit vector backend on this architecture.
 #[cfg(target_arch = "x86_64")]
 const SIMD128: &str = "sse2";
@@ -925,7 +939,15 @@ impl Avx2Backend<'_> {
     fn lanes<const ENC: bool>(&self, blocks: InOutBuf<'_, '_, Blk>) {
         // SAFETY: an `Avx2Backend` exists only when AVX2 was detected at run
         // time (see the type's invariant), so the AVX2 code can execute.
-        unsafe { x86::lanes_avx2::<AVX2_LANES, ENC>(self.0, blocks) }
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx2x::crypt::<ENC>(self.0, blocks)
+        }
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86")]
+        unsafe {
+            x86::lanes_avx2::<AVX2_LANES, ENC>(self.0, blocks)
+        }
     }
 }
 
@@ -940,9 +962,15 @@ struct Avx512Backend<'a>(&'a RoundKeys);
 impl Avx512Backend<'_> {
     #[inline(always)]
     fn lanes<const ENC: bool>(&self, blocks: InOutBuf<'_, '_, Blk>) {
+        // SAFETY: an `Avx512Backend` exists only when AVX-512 is among the
+        // CPU features in use (see the type's invariant).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx512x::crypt::<ENC>(self.0, blocks)
+        }
+        #[cfg(target_arch = "x86")]
         if blocks.len() <= AVX512_SHORT {
-            // SAFETY: an `Avx512Backend` exists only when AVX-512F was
-            // detected at run time (see the type's invariant).
+            // SAFETY: as above.
             unsafe { x86::lanes_avx512::<AVX512_SHORT, ENC>(self.0, blocks) }
         } else {
             // SAFETY: as above.
@@ -1010,8 +1038,10 @@ macro_rules! impl_backend {
 impl_backend!(SoftBackend, U2);
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 impl_backend!(Simd128Backend, U16);
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl_backend!(Avx2Backend, U32);
+#[cfg(target_arch = "x86_64")]
+impl_backend!(Avx2Backend, U16);
+#[cfg(target_arch = "x86")]
+impl_backend!(Avx2Backend, U16);
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 impl_backend!(Avx512Backend, U32);
 
