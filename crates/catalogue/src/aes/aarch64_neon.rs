@@ -76,6 +76,8 @@ impl Rows for Neon {
 }
 
 impl Vector for Neon {
+    const FRAMES: bool = true;
+
     #[inline(always)]
     fn load(bytes: &[u8; 16]) -> Self {
         // SAFETY: `bytes` is 16 readable bytes; `vld1q_u8` has no alignment

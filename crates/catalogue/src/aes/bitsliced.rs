@@ -318,14 +318,25 @@ fn xtime<W: Gates>(y: State<W>) -> State<W> {
 /// `2·s[r] ^ 3·s[r+1] ^ s[r+2] ^ s[r+3]`.
 #[inline(always)]
 pub(crate) fn mix_columns<W: Rows>(s: &mut State<W>) {
-    let t = s.map(W::rot1);
+    mix_columns_by(s, W::rot1, W::rot2);
+}
+
+/// [`mix_columns`] with the row rotations given: code that keeps its state
+/// with the rows permuted passes the rotations conjugated by that permutation.
+#[inline(always)]
+pub(crate) fn mix_columns_by<W: Gates>(
+    s: &mut State<W>,
+    rot1: impl Fn(W) -> W,
+    rot2: impl Fn(W) -> W,
+) {
+    let t = s.map(rot1);
     let mut y = *s;
     for i in 0..8 {
         y[i] = y[i] ^ t[i];
     }
     let x = xtime(y);
     for i in 0..8 {
-        s[i] = x[i] ^ t[i] ^ y[i].rot2();
+        s[i] = x[i] ^ t[i] ^ rot2(y[i]);
     }
 }
 

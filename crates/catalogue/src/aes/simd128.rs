@@ -17,7 +17,7 @@ use cipher::InOutBuf;
 
 use super::bitsliced::{
     ByteKeys, MAX_ROUND_KEYS, Rows, State, add_round_key, inv_mix_columns, inv_sub_bytes_no_nots,
-    mix_columns, sub_bytes_no_nots,
+    mix_columns, mix_columns_by, sub_bytes_no_nots,
 };
 use zeroize::Zeroize;
 
@@ -41,14 +41,84 @@ pub(crate) trait Vector: Rows {
     fn shr64<const N: i32>(self) -> Self;
     /// Shifts each 64-bit lane left by `N` bits.
     fn shl64<const N: i32>(self) -> Self;
+    /// Whether encryption skips ShiftRows (see [`FRAME_ROT1`]): fewer
+    /// instructions, but the row rotations become general permutes, which
+    /// costs more than it saves where a rotation is cheaper than a permute
+    /// (x86: `pshufd` against `pshufb` with an index from memory).
+    const FRAMES: bool;
 }
 
 /// FIPS-197 byte order (column by column) to row by row; its own inverse.
-static TRANSPOSE: [u8; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
+const TRANSPOSE: [u8; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
 /// ShiftRows on row-major bytes: row `r` rotates left by `r` positions.
-static SHIFT_ROWS: [u8; 16] = [0, 1, 2, 3, 5, 6, 7, 4, 10, 11, 8, 9, 15, 12, 13, 14];
+const SHIFT_ROWS: [u8; 16] = [0, 1, 2, 3, 5, 6, 7, 4, 10, 11, 8, 9, 15, 12, 13, 14];
 /// InvShiftRows on row-major bytes.
 static INV_SHIFT_ROWS: [u8; 16] = [0, 1, 2, 3, 7, 4, 5, 6, 10, 11, 8, 9, 13, 14, 15, 12];
+
+/// The permutation `a` after `b`, for `Vector::permute` indices (`out[j] =
+/// in[idx[j]]`).
+const fn compose(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    let mut j = 0;
+    while j < 16 {
+        out[j] = b[a[j] as usize];
+        j += 1;
+    }
+    out
+}
+
+/// Row rotations by one and two rows on row-major bytes.
+const ROT1: [u8; 16] = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3];
+const ROT2: [u8; 16] = compose(&ROT1, &ROT1);
+const IDENTITY: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// `SHIFT_ROWS` applied `r` times, and its inverse, for `r` in 0..4.
+const SR_POW: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 1;
+    while r < 4 {
+        t[r] = compose(&SHIFT_ROWS, &t[r - 1]);
+        r += 1;
+    }
+    t
+};
+const SR_INV_POW: [[u8; 16]; 4] = [SR_POW[0], SR_POW[3], SR_POW[2], SR_POW[1]];
+
+/// Encryption never applies ShiftRows (saving eight permutes a round): after
+/// round `r` the state is kept as `SR^-r(x)`, so round `r` runs MixColumns
+/// conjugated by `SR^r` (its row rotations become the permutations below) and
+/// adds `SR^-r(K_r)` (see [`Schedule::new`]); the pending `SR^rounds` is folded
+/// into the byte reordering of [`store`]. The same idea as Adomnicai and
+/// Peyrin's fixslicing (TCHES 2021/1), here on byte permutations.
+static FRAME_ROT1: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 0;
+    while r < 4 {
+        t[r] = compose(&SR_INV_POW[r], &compose(&ROT1, &SR_POW[r]));
+        r += 1;
+    }
+    t
+};
+static FRAME_ROT2: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 0;
+    while r < 4 {
+        t[r] = compose(&SR_INV_POW[r], &compose(&ROT2, &SR_POW[r]));
+        r += 1;
+    }
+    t
+};
+/// The output reordering after `r mod 4` pending ShiftRows: `SR^r`, then
+/// row-major to FIPS-197 order.
+static STORE_FRAME: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 0;
+    while r < 4 {
+        t[r] = compose(&TRANSPOSE, &SR_POW[r]);
+        r += 1;
+    }
+    t
+};
 
 /// Exchanges the bits of `b` under `m` with those of `a` under `m << S`.
 #[inline(always)]
@@ -88,12 +158,13 @@ fn load<V: Vector>(blocks: &[Block]) -> State<V> {
     x
 }
 
-/// Inverse of [`load`] for the first `out.len()` blocks.
+/// Inverse of [`load`] for the first `out.len()` blocks, each reordered by
+/// `order` (from row-major: [`TRANSPOSE`], or a [`STORE_FRAME`]).
 #[inline(always)]
-fn store<V: Vector>(mut x: State<V>, out: &mut [Block]) {
+fn store<V: Vector>(mut x: State<V>, out: &mut [Block], order: &'static [u8; 16]) {
     transpose_bits(&mut x);
     for (v, b) in x.iter().zip(out) {
-        v.permute(&TRANSPOSE).store(b.as_mut());
+        v.permute(order).store(b.as_mut());
     }
 }
 
@@ -102,7 +173,10 @@ fn store<V: Vector>(mut x: State<V>, out: &mut [Block]) {
 /// (see `sub_bytes_no_nots` and `inv_sub_bytes_no_nots`).
 #[derive(Clone)]
 pub(crate) struct Schedule {
+    /// Decryption's round keys.
     rk: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    /// Encryption's: round `r` permuted by `SR^-r` (see [`FRAME_ROT1`]).
+    enc: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
     rounds: usize,
 }
 
@@ -110,6 +184,7 @@ impl Schedule {
     pub(crate) fn new(bytes: &ByteKeys, rounds: usize) -> Self {
         let mut s = Schedule {
             rk: [[[0; 16]; 8]; MAX_ROUND_KEYS],
+            enc: [[[0; 16]; 8]; MAX_ROUND_KEYS],
             rounds,
         };
         for r in 0..=rounds {
@@ -121,6 +196,12 @@ impl Schedule {
                     *out = 0u8.wrapping_sub(bit);
                 }
             }
+            let frame = &SR_INV_POW[r % 4];
+            for (enc, plain) in s.enc[r].iter_mut().zip(&s.rk[r]) {
+                for (e, &from) in enc.iter_mut().zip(frame) {
+                    *e = plain[usize::from(from)];
+                }
+            }
         }
         s
     }
@@ -129,26 +210,63 @@ impl Schedule {
     fn round_key<V: Vector>(&self, r: usize) -> State<V> {
         core::array::from_fn(|i| V::load(&self.rk[r][i]))
     }
+
+    #[inline(always)]
+    fn enc_key<V: Vector>(&self, r: usize) -> State<V> {
+        core::array::from_fn(|i| V::load(&self.enc[r][i]))
+    }
 }
 
 impl Drop for Schedule {
     fn drop(&mut self) {
         self.rk.zeroize();
+        self.enc.zeroize();
     }
 }
 
-/// Runs `f` on the blocks of `buf` (at most [`PAR_BLOCKS`]) as a state.
+/// Runs `f` on the blocks of `buf` (at most [`PAR_BLOCKS`]) as a state,
+/// storing with the byte order `f` returns.
 #[inline(always)]
-fn with_state<V: Vector>(mut buf: InOutBuf<'_, '_, Block>, f: impl FnOnce(&mut State<V>)) {
+fn with_state<V: Vector>(
+    mut buf: InOutBuf<'_, '_, Block>,
+    f: impl FnOnce(&mut State<V>) -> &'static [u8; 16],
+) {
     debug_assert!(buf.len() <= PAR_BLOCKS);
     let mut x = load::<V>(buf.get_in());
-    f(&mut x);
-    store(x, buf.get_out());
+    let order = f(&mut x);
+    store(x, buf.get_out(), order);
 }
 
-/// Encrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.1).
+/// Encrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.1), without ShiftRows
+/// (see [`FRAME_ROT1`]).
 #[inline(always)]
 pub(crate) fn encrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
+    encrypt_as::<V>(s, buf, V::FRAMES)
+}
+
+/// [`encrypt`] with or without ShiftRows frames (for tests of both).
+#[inline(always)]
+pub(crate) fn encrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, frames: bool) {
+    if !frames {
+        return encrypt_plain::<V>(s, buf);
+    }
+    with_state::<V>(buf, |x| {
+        add_round_key(x, &s.enc_key(0));
+        for r in 1..s.rounds {
+            sub_bytes_no_nots(x);
+            let (rot1, rot2) = (&FRAME_ROT1[r % 4], &FRAME_ROT2[r % 4]);
+            mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
+            add_round_key(x, &s.enc_key(r));
+        }
+        sub_bytes_no_nots(x);
+        add_round_key(x, &s.enc_key(s.rounds));
+        &STORE_FRAME[s.rounds % 4]
+    })
+}
+
+/// Encrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.1) round by round.
+#[inline(always)]
+fn encrypt_plain<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
     with_state::<V>(buf, |x| {
         add_round_key(x, &s.round_key(0));
         for r in 1..s.rounds {
@@ -164,6 +282,7 @@ pub(crate) fn encrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
             *v = v.permute(&SHIFT_ROWS);
         }
         add_round_key(x, &s.round_key(s.rounds));
+        &TRANSPOSE
     })
 }
 
@@ -185,5 +304,6 @@ pub(crate) fn decrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
         }
         inv_sub_bytes_no_nots(x);
         add_round_key(x, &s.round_key(0));
+        &TRANSPOSE
     })
 }

@@ -74,6 +74,8 @@ impl Rows for Sse {
 }
 
 impl Vector for Sse {
+    const FRAMES: bool = false;
+
     #[inline(always)]
     fn load(bytes: &[u8; 16]) -> Self {
         // SAFETY: `bytes` is 16 readable bytes; the load is unaligned.
@@ -145,6 +147,54 @@ bitsliced_aes!(
 mod tests {
     use super::super::tests_common::{check_against_oracle, fips197, modes};
     use super::*;
+
+    /// Both encryption variants of the shared kernel on this CPU (NEON
+    /// runs the other one).
+    #[target_feature(enable = "ssse3")]
+    fn encrypt_both(s: &simd128::Schedule, blocks: &mut [Block]) -> Vec<Block> {
+        let mut other = blocks.to_vec();
+        simd128::encrypt_as::<Sse>(s, InOutBuf::from(blocks), true);
+        simd128::encrypt_as::<Sse>(s, InOutBuf::from(&mut other[..]), false);
+        other
+    }
+
+    #[test]
+    fn ssse3_frames_and_plain_rounds_agree_with_the_aes_crate() {
+        use cipher::{BlockCipherEncrypt, KeyInit};
+        if !available() {
+            eprintln!("note: no SSSE3 on this CPU, the SSSE3 AES is not tested");
+            return;
+        }
+        let mut rng = super::super::tests_common::Rng::new(5);
+        for len in [16, 24, 32] {
+            let mut key = vec![0u8; len];
+            rng.fill(&mut key);
+            let (bytes, rounds) = super::super::bitsliced::expand_key(&key);
+            let s = simd128::Schedule::new(&bytes, rounds);
+            for n in 1..=PAR_BLOCKS {
+                let mut data = vec![Block::default(); n];
+                for b in &mut data {
+                    rng.fill(b);
+                }
+                let mut expect = data.clone();
+                match len {
+                    16 => aes::Aes128::new_from_slice(&key)
+                        .unwrap()
+                        .encrypt_blocks(&mut expect),
+                    24 => aes::Aes192::new_from_slice(&key)
+                        .unwrap()
+                        .encrypt_blocks(&mut expect),
+                    _ => aes::Aes256::new_from_slice(&key)
+                        .unwrap()
+                        .encrypt_blocks(&mut expect),
+                }
+                // SAFETY: `available()` said SSSE3.
+                let plain = unsafe { encrypt_both(&s, &mut data) };
+                assert_eq!(data, expect, "frames, {len}-byte key, {n} blocks");
+                assert_eq!(plain, expect, "plain rounds, {len}-byte key, {n} blocks");
+            }
+        }
+    }
 
     #[test]
     fn ssse3_matches_the_aes_crate() {
