@@ -90,6 +90,10 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
         transpose4(x[8], x[9], x[10], x[11]),
         transpose4(x[12], x[13], x[14], x[15]),
     ];
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "k picks one of each of t's four rows"
+    )]
     for k in 0..4 {
         let a = _mm512_shuffle_i32x4::<0x44>(t[0][k], t[1][k]);
         let b = _mm512_shuffle_i32x4::<0x44>(t[2][k], t[3][k]);
