@@ -477,7 +477,8 @@ where
 struct OwnAes(crate::aes::AesModes);
 
 fn block16(b: &mut [u8]) -> &mut [u8; 16] {
-    b.try_into().expect("AES IVs and counters are one 16-byte block")
+    b.try_into()
+        .expect("AES IVs and counters are one 16-byte block")
 }
 
 impl CipherModes for OwnAes {
@@ -521,13 +522,15 @@ impl CipherOp for AesXtsOp {
 
     fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
         xts_check(data)?;
-        self.xts.encrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
+        self.xts
+            .encrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
         Ok(())
     }
 
     fn decrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
         xts_check(data)?;
-        self.xts.decrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
+        self.xts
+            .decrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
         Ok(())
     }
 }

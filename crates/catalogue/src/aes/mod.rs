@@ -328,7 +328,8 @@ impl AesXts {
             return;
         }
         let full = data.len() - tail;
-        self.data.xts_blocks(&mut t, &mut data[..full - BLOCK], false);
+        self.data
+            .xts_blocks(&mut t, &mut data[..full - BLOCK], false);
         let t_last = mul_alpha(t);
         let (head, partial) = data.split_at_mut(full);
         let last_full = &mut head[full - BLOCK..];

@@ -148,7 +148,12 @@ fn every_backend_matches_the_oracle_in_ecb_cbc_ctr() {
                     continue;
                 }
             }
-            assert_eq!(&buf[offset..offset + len], &expect[..], "{what} mode {}", round % 5);
+            assert_eq!(
+                &buf[offset..offset + len],
+                &expect[..],
+                "{what} mode {}",
+                round % 5
+            );
         }
     }
 }

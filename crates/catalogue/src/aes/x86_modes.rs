@@ -169,16 +169,34 @@ pub(super) unsafe fn cbc_encrypt<V: Lanes, const NR: usize>(
     debug_assert_eq!(V::N, 1);
     // SAFETY: the caller runs with V's features; every load and store is of
     // one 16-byte block inside `data` or `iv`.
+    //
+    // The chain from block to block is the 10-14 AES instructions alone: the
+    // next plaintext and the first round key are folded into the last
+    // round's key (AESENCLAST ends with an XOR), and the ciphertext is
+    // recovered from that off the chain.
     unsafe {
         let k = splat_keys::<V>(keys);
-        let mut prev = V::load(iv.as_ptr());
-        for block in data.chunks_exact_mut(16) {
-            let mut b = [V::load(block.as_ptr()).xor(prev)];
-            encrypt::<V, NR, 1>(&k, &mut b);
-            b[0].store(block.as_mut_ptr());
-            prev = b[0];
+        let mut blocks = data.chunks_exact_mut(16);
+        let Some(first) = blocks.next() else {
+            return;
+        };
+        let mut x = V::load(first.as_ptr()).xor(V::load(iv.as_ptr())).xor(k[0]);
+        let mut out = first;
+        for block in blocks {
+            for key in &k[1..NR] {
+                x = x.enc(*key);
+            }
+            let pk = V::load(block.as_ptr()).xor(k[0]);
+            x = x.enc_last(k[NR].xor(pk)); // = ciphertext ^ next plaintext ^ k[0]
+            x.xor(pk).store(out.as_mut_ptr());
+            out = block;
         }
-        prev.store(iv.as_mut_ptr());
+        for key in &k[1..NR] {
+            x = x.enc(*key);
+        }
+        x = x.enc_last(k[NR]);
+        x.store(out.as_mut_ptr());
+        x.store(iv.as_mut_ptr());
     }
 }
 
@@ -314,7 +332,8 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
 }
 
 /// Multiplies every lane by α^k in GF(2^128) (IEEE 1619 §5.2), 1 <= k <= 57:
-/// the k bits shifted out of the top fold back as b·(x^7 + x^2 + x + 1).
+/// the k bits shifted out of the top fold back as b·(x^7 + x^2 + x + 1), which
+/// stays below 2^64 for k <= 57.
 #[inline(always)]
 unsafe fn mul_alpha_k<V: Lanes>(t: V, k: i32, low: V) -> V {
     // SAFETY: the caller runs with V's features.
@@ -362,11 +381,14 @@ pub(super) unsafe fn xts<V: Lanes, const NR: usize, const W: usize>(
         let done = for_vectors::<V, W>(
             data,
             |_, b| {
-                let mut tw = [tv.get(); W];
-                for j in 1..W {
-                    tw[j] = mul_alpha_k(tw[j - 1], n, low);
+                // Each vector's tweaks straight from the batch's first, so
+                // the chain from batch to batch is one multiplication long.
+                let t0 = tv.get();
+                let mut tw = [t0; W];
+                for (j, x) in tw.iter_mut().enumerate().skip(1) {
+                    *x = mul_alpha_k(t0, n * j as i32, low);
                 }
-                tv.set(mul_alpha_k(tw[W - 1], n, low));
+                tv.set(mul_alpha_k(t0, n * W as i32, low));
                 for (x, y) in b.iter_mut().zip(tw) {
                     *x = x.xor(y);
                 }
