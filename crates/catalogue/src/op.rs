@@ -263,10 +263,10 @@ pub fn block_modes(
     if repeats > 1 && !matches!(algorithm, Algorithm::Tea | Algorithm::Xtea) {
         return Err(CipherError::Repeats(algorithm.name()));
     }
-    if algorithm == Algorithm::Aes {
-        if let Some(modes) = crate::aes::AesModes::new(key) {
-            return Ok(Box::new(OwnAes(modes)));
-        }
+    if algorithm == Algorithm::Aes
+        && let Some(modes) = crate::aes::AesModes::new(key)
+    {
+        return Ok(Box::new(OwnAes(modes)));
     }
     let aes = aes_label();
     let (a, n) = (algorithm, key.len());
@@ -319,10 +319,10 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
             backend,
         })
     }
-    if spec.algorithm == Algorithm::Aes {
-        if let Some(xts) = crate::aes::AesXts::new(key) {
-            return Ok(Box::new(AesXtsOp { spec, xts }));
-        }
+    if spec.algorithm == Algorithm::Aes
+        && let Some(xts) = crate::aes::AesXts::new(key)
+    {
+        return Ok(Box::new(AesXtsOp { spec, xts }));
     }
     let aes = aes_label();
     Ok(match (spec.algorithm, key.len() / 2) {
