@@ -1,5 +1,8 @@
 //! AES of our own: one backend module per instruction set, chosen at run time
 //! by [`crate::dispatch::aes`] (which honours `CLUSTERCRYPT_DISABLE_HWF`).
+//! [`AesModes`] and [`AesXts`] run the AES-NI and VAES kernels with the modes
+//! inside them; without AES instructions the rows run [`soft`], the SSSE3 or
+//! the NEON code through the `cipher` traits and the portable modes.
 //!
 //! The `aes` crate stays as the test oracle; it cannot be told the mask and
 //! picks VAES-512 wherever the CPU has it, so the tiers below that need code
@@ -9,6 +12,18 @@
 use zeroize::Zeroize;
 
 use crate::dispatch::{self, AesImpl};
+
+#[cfg(target_arch = "aarch64")]
+pub mod aarch64_neon;
+pub(crate) mod bitsliced;
+#[cfg(any(target_arch = "aarch64", target_arch = "x86_64"))]
+pub(crate) mod simd128;
+pub mod soft;
+#[cfg(target_arch = "x86_64")]
+pub mod x86_ssse3;
+
+#[cfg(test)]
+pub(crate) mod tests_common;
 
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni;
