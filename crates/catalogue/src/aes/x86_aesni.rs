@@ -90,6 +90,11 @@ impl Lanes for Xmm {
         // SAFETY: SSE2 is the x86-64 baseline.
         Xmm(unsafe { _mm_and_si128(self.0, o.0) })
     }
+    #[inline(always)]
+    unsafe fn carries(self) -> Self {
+        // SAFETY: SSE2 is the x86-64 baseline.
+        Xmm(unsafe { _mm_srai_epi32::<31>(_mm_shuffle_epi32::<0x13>(self.0)) })
+    }
 }
 
 /// Calls `$f::<Xmm, NR, ..>` with the number of rounds as a constant.

@@ -51,6 +51,9 @@ pub(super) trait Lanes: Copy {
     unsafe fn swap64(self) -> Self;
     /// Bitwise AND.
     unsafe fn and(self, o: Self) -> Self;
+    /// Each lane's sign bits of its 32-bit words 3, 0, 1, 0 spread over
+    /// those words (PSHUFD 0x13 then PSRAD 31): the carries of a doubling.
+    unsafe fn carries(self) -> Self;
 }
 
 /// Round keys broadcast to every lane.
@@ -348,6 +351,15 @@ unsafe fn mul_alpha_k<V: Lanes>(t: V, k: i32, low: V) -> V {
     }
 }
 
+/// Multiplies every lane by α (IEEE 1619 §5.2): each 64-bit half doubles, the
+/// low half's top bit carries into the high half and the high half's top bit
+/// folds back as 0x87 (`poly` holds 0x87 and 1 at those places).
+#[inline(always)]
+unsafe fn double<V: Lanes>(t: V, poly: V) -> V {
+    // SAFETY: the caller runs with V's features.
+    unsafe { t.add64(t).xor(t.carries().and(poly)) }
+}
+
 /// The tweaks `t, t·α, .., t·α^(N-1)` of one vector.
 #[inline(always)]
 unsafe fn tweaks<V: Lanes>(mut t: u128) -> V {
@@ -377,18 +389,31 @@ pub(super) unsafe fn xts<V: Lanes, const NR: usize, const W: usize>(
         let mut low = [0u8; 16];
         low[..8].fill(0xff);
         let low = V::splat(&low);
+        let mut poly = [0u8; 16];
+        poly[0] = 0x87;
+        poly[8] = 1;
+        let poly = V::splat(&poly);
         let tv = Cell::new(tweaks::<V>(*t));
         let done = for_vectors::<V, W>(
             data,
             |_, b| {
-                // Each vector's tweaks straight from the batch's first, so
-                // the chain from batch to batch is one multiplication long.
                 let t0 = tv.get();
                 let mut tw = [t0; W];
-                for (j, x) in tw.iter_mut().enumerate().skip(1) {
-                    *x = mul_alpha_k(t0, n * j as i32, low);
+                if V::N == 1 {
+                    // One block per register: the doubling chain (5 operations
+                    // a tweak, as OpenSSL's) hides under the AES rounds.
+                    for j in 1..W {
+                        tw[j] = double(tw[j - 1], poly);
+                    }
+                    tv.set(double(tw[W - 1], poly));
+                } else {
+                    // Each vector's tweaks straight from the batch's first, so
+                    // the chain from batch to batch is one multiplication long.
+                    for (j, x) in tw.iter_mut().enumerate().skip(1) {
+                        *x = mul_alpha_k(t0, n * j as i32, low);
+                    }
+                    tv.set(mul_alpha_k(t0, n * W as i32, low));
                 }
-                tv.set(mul_alpha_k(t0, n * W as i32, low));
                 for (x, y) in b.iter_mut().zip(tw) {
                     *x = x.xor(y);
                 }

@@ -92,6 +92,11 @@ impl Lanes for Ymm {
         // SAFETY: the caller runs with VAES and AVX2.
         Ymm(unsafe { _mm256_and_si256(self.0, o.0) })
     }
+    #[inline(always)]
+    unsafe fn carries(self) -> Self {
+        // SAFETY: the caller runs with this backend's features.
+        Ymm(unsafe { _mm256_srai_epi32::<31>(_mm256_shuffle_epi32::<0x13>(self.0)) })
+    }
 }
 
 /// ECB over the whole blocks of `data` (`keys`: encryption or decryption keys).

@@ -92,6 +92,11 @@ impl Lanes for Zmm {
         // SAFETY: the caller runs with VAES and AVX-512.
         Zmm(unsafe { _mm512_and_si512(self.0, o.0) })
     }
+    #[inline(always)]
+    unsafe fn carries(self) -> Self {
+        // SAFETY: the caller runs with this backend's features.
+        Zmm(unsafe { _mm512_srai_epi32::<31>(_mm512_shuffle_epi32::<0x13>(self.0)) })
+    }
 }
 
 /// ECB over the whole blocks of `data` (`keys`: encryption or decryption keys).
