@@ -114,20 +114,10 @@ fn child_rows_use_the_tier() {
         Tier::ArmNeon => &["unmasked", "ce"],
         Tier::ArmPortable => &["unmasked", "ce", "neon"],
     };
-    // Rows whose own kernels have not landed yet: they run a crate that picks
-    // its backend from the hardware. Remove an entry when its kernels land.
-    const PENDING: &[&str] = &["aes-crate-unmasked"];
     for spec in catalogue() {
         let key = vec![7u8; spec.key_len()];
         let op = build(&spec, &key).expect("every row builds");
         let backend = op.backend();
-        if PENDING.contains(&backend) {
-            note(&format!(
-                "tier {tier}: {} pending its own kernels",
-                spec.label()
-            ));
-            continue;
-        }
         for bad in forbidden {
             assert!(
                 !backend.contains(bad),
