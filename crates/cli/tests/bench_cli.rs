@@ -390,9 +390,10 @@ fn ciphers_lists_and_marks_insecure() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_prints_what_was_measured() {
+    use assert_cmd::cargo::CommandCargoExt;
     use std::process::{Command as Std, Stdio};
-    let bin = assert_cmd::cargo::cargo_bin("clustercrypt");
-    let child = Std::new(bin)
+    let child = Std::cargo_bin("clustercrypt")
+        .unwrap()
         .args([
             "bench", "--all", "--no-kdf", "--time", "0.3", "--format", "json",
         ])
