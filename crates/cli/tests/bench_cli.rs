@@ -136,7 +136,13 @@ fn version_names_cpu_features() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("clustercrypt "), "{text}");
     assert!(text.contains("cpu features:"), "{text}");
-    if std::arch::is_x86_feature_detected!("aes") {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let aes = std::arch::is_x86_feature_detected!("aes");
+    #[cfg(target_arch = "aarch64")]
+    let aes = std::arch::is_aarch64_feature_detected!("aes");
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")))]
+    let aes = false;
+    if aes {
         assert!(text.contains(" aes"), "{text}");
     }
 }
