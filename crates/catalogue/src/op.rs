@@ -11,7 +11,7 @@ use zeroize::Zeroizing;
 
 use crate::aead::{Aead, AeadAlgorithm, NONCE_LEN, TAG_LEN};
 use crate::ciphers;
-use crate::cpu;
+use crate::dispatch;
 use crate::modes::{BlockModes, Xts};
 use crate::{Algorithm, CipherSpec, IvGen, Mode, SpecError};
 
@@ -90,6 +90,27 @@ impl Default for BuildOptions {
     }
 }
 
+/// The AES rows' implementation name. The `aes` crate picks its backend from
+/// the hardware; where that is not what the mask allows, the name says so.
+fn aes_label() -> &'static str {
+    let want = dispatch::aes();
+    if want == dispatch::aes_crate_choice() {
+        want.name()
+    } else {
+        "aes-crate-unmasked"
+    }
+}
+
+/// The ChaCha20 row's implementation name (see [`aes_label`]).
+fn chacha_label() -> &'static str {
+    let want = dispatch::chacha();
+    if want == dispatch::chacha_crate_choice() {
+        want.name()
+    } else {
+        "chacha20-crate-unmasked"
+    }
+}
+
 /// Keys the row `spec` with `key` (`spec.key_len()` bytes).
 pub fn build(spec: &CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherError> {
     build_with(spec, key, BuildOptions::default())
@@ -113,13 +134,12 @@ pub fn build_with(
         return Err(CipherError::Repeats(spec.algorithm.name()));
     }
     let spec = *spec;
-    let f = cpu::features();
     match spec.mode {
         Mode::Stream => Ok(match spec.algorithm {
             Algorithm::ChaCha20 => Box::new(ChaChaOp {
                 spec,
                 key: Zeroizing::new(key.try_into().expect("checked length")),
-                backend: f.chacha_backend(),
+                backend: chacha_label(),
             }),
             _ => Box::new(Rc4Op {
                 spec,
@@ -243,7 +263,7 @@ pub fn block_modes(
     if repeats > 1 && !matches!(algorithm, Algorithm::Tea | Algorithm::Xtea) {
         return Err(CipherError::Repeats(algorithm.name()));
     }
-    let aes = cpu::features().aes_backend();
+    let aes = aes_label();
     let (a, n) = (algorithm, key.len());
     match (algorithm, key.len()) {
         (Algorithm::Aes, 16) => keyed(aes::Aes128::new_from_slice(key), a, n, aes),
@@ -271,7 +291,7 @@ pub fn block_modes(
         (Algorithm::Blowfish, _) => keyed(ciphers::Blowfish::new_from_slice(key), a, n, "soft"),
         (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
         (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
-        (Algorithm::Rc2, _) => keyed(rc2::Rc2::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Rc2, _) => keyed(ciphers::Rc2::new_from_slice(key), a, n, "lanes16"),
         (Algorithm::Tea, _) => keyed(ciphers::tea::Tea::with_repeats(key, repeats), a, n, "soft"),
         (Algorithm::Xtea, _) => keyed(ciphers::tea::Xtea::with_repeats(key, repeats), a, n, "soft"),
         (Algorithm::Rc4 | Algorithm::ChaCha20, _) => {
@@ -294,7 +314,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
             backend,
         })
     }
-    let aes = cpu::features().aes_backend();
+    let aes = aes_label();
     Ok(match (spec.algorithm, key.len() / 2) {
         (Algorithm::Aes, 16) => xts::<aes::Aes128>(spec, key, aes),
         (Algorithm::Aes, 24) => xts::<aes::Aes192>(spec, key, aes),
