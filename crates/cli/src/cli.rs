@@ -47,7 +47,9 @@ pub enum Command {
     /// Encrypt or decrypt a file on a clustercrypt server (`clustercrypt serve`).
     Remote(crate::remote::RemoteArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
-    #[command(after_help = "Example:\n  clustercrypt completions bash > /etc/bash_completion.d/clustercrypt")]
+    #[command(
+        after_help = "Example:\n  clustercrypt completions bash > /etc/bash_completion.d/clustercrypt"
+    )]
     Completions(crate::shell::CompletionsArgs),
     /// Print the man page (roff) to stdout; the packages install it as clustercrypt(1).
     #[command(hide = true)]

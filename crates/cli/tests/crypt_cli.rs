@@ -18,8 +18,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use assert_cmd::Command;
-use assert_cmd::cargo::CommandCargoExt;
 use assert_cmd::assert::Assert;
+use assert_cmd::cargo::CommandCargoExt;
 use predicates::prelude::*;
 use tempfile::TempDir;
 

@@ -71,10 +71,12 @@ impl MpiTransport {
 /// mpirun sets `OMPI_COMM_WORLD_SIZE`, MPICH's Hydra (and Slurm) `PMI_SIZE`.
 /// A library that does not understand the launcher starts as a job of one rank.
 fn launcher_size() -> Option<(&'static str, usize)> {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"].into_iter().find_map(|var| {
-        let n = std::env::var(var).ok()?.trim().parse().ok()?;
-        Some((var, n))
-    })
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .into_iter()
+        .find_map(|var| {
+            let n = std::env::var(var).ok()?.trim().parse().ok()?;
+            Some((var, n))
+        })
 }
 
 impl Transport for MpiTransport {
