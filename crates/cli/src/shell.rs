@@ -28,8 +28,12 @@ pub fn completions(args: &CompletionsArgs) -> Result<(), CliError> {
 
 /// Prints the man page, clustercrypt(1), in roff.
 pub fn man() -> Result<(), CliError> {
+    // The plain version: the page is generated once, on the build host, whose CPU
+    // features (in `--version`) say nothing about the node that reads it.
+    let cmd =
+        <crate::cli::Cli as clap::CommandFactory>::command().version(env!("CARGO_PKG_VERSION"));
     let mut out = Vec::new();
-    clap_mangen::Man::new(crate::cli::command())
+    clap_mangen::Man::new(cmd)
         .render(&mut out)
         .context("rendering the man page")?;
     write_stdout(&out)
