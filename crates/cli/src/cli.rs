@@ -46,6 +46,14 @@ pub enum Command {
     Token(crate::serve::TokenArgs),
     /// Encrypt or decrypt a file on a clustercrypt server (`clustercrypt serve`).
     Remote(crate::remote::RemoteArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(
+        after_help = "Example:\n  clustercrypt completions bash > /etc/bash_completion.d/clustercrypt"
+    )]
+    Completions(crate::shell::CompletionsArgs),
+    /// Print the man page (roff) to stdout; the packages install it as clustercrypt(1).
+    #[command(hide = true)]
+    Man,
 }
 
 /// `clustercrypt bench`.
@@ -155,12 +163,16 @@ pub struct CiphersArgs {
     pub json: bool,
 }
 
-/// Parses the command line, with the version line naming the CPU features.
-pub fn parse() -> Cli {
-    let cmd = Cli::command()
+/// The command line definition, with the version line naming the CPU features.
+pub fn command() -> clap::Command {
+    Cli::command()
         .version(version::short_version())
-        .long_version(version::long_version());
-    let matches = cmd.get_matches();
+        .long_version(version::long_version())
+}
+
+/// Parses the command line.
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 

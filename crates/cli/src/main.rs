@@ -14,6 +14,7 @@ mod remote;
 mod report;
 mod secrets;
 mod serve;
+mod shell;
 mod sizes;
 mod version;
 
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
         cli::Command::Report(args) => report::run(&args),
         cli::Command::Compare(args) => report::compare(&args),
         cli::Command::Hpl(args) => hpl::run(&args),
+        cli::Command::Completions(args) => shell::completions(&args),
+        cli::Command::Man => shell::man(),
     };
     error::finish(result)
 }
