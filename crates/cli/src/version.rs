@@ -59,7 +59,12 @@ pub fn short_version() -> String {
 /// AWS-LC reads its CPU mask (`OPENSSL_ia32cap`, `OPENSSL_armcap`) in a static
 /// constructor, before `main`: when `CLUSTERCRYPT_DISABLE_HWF` hides features
 /// and that variable does not say so yet, run this program again with it set.
-/// Returns an exit code only when that fails.
+///
+/// When that fails the program goes on with a warning: AWS-LC then keeps what
+/// it detected, and the rows its code runs say so (`dispatch::aead_name`).
+/// This happens under QEMU's user mode without binfmt_misc: QEMU answers
+/// `/proc/self/exe` with the guest binary, which the host kernel cannot exec
+/// (ENOEXEC). Returns an exit code only to end this process.
 pub fn tell_libraries_the_mask() -> Option<std::process::ExitCode> {
     let (name, value) = cpu::library_env_missing()?;
     #[cfg(unix)]
@@ -76,8 +81,12 @@ pub fn tell_libraries_the_mask() -> Option<std::process::ExitCode> {
                     .exec()
             })
             .unwrap_or_else(|e| e);
-        eprintln!("clustercrypt: error: cannot run again with {name}={value}: {err}");
-        Some(std::process::ExitCode::FAILURE)
+        eprintln!(
+            "clustercrypt: warning: cannot run again with {name}={value} ({err}); \
+             AWS-LC keeps the CPU features it detected: set {name}={value} before \
+             starting clustercrypt"
+        );
+        None
     }
     #[cfg(not(unix))]
     {
