@@ -122,13 +122,20 @@ pub fn chacha_crate_choice() -> ChaChaImpl {
     chacha_for(cpu::detected())
 }
 
-/// Which multi-block Serpent implementation runs: `"avx512"`, `"avx2"` or `"soft"`.
+/// Which multi-block Serpent implementation runs: `"avx512"`, `"avx2"`,
+/// `"sse2"` (the x86-64 baseline), `"neon"` or `"soft"`.
 pub fn serpent() -> &'static str {
     let f = cpu::features();
-    if f.avx512 {
-        "avx512"
-    } else if f.avx2 {
-        "avx2"
+    if cfg!(target_arch = "x86_64") {
+        if f.avx512 {
+            "avx512"
+        } else if f.avx2 {
+            "avx2"
+        } else {
+            "sse2"
+        }
+    } else if cfg!(target_arch = "aarch64") && f.neon {
+        "neon"
     } else {
         "soft"
     }
@@ -160,8 +167,9 @@ pub fn aead_name(aes_gcm: bool) -> &'static str {
     };
     let x86 = cfg!(any(target_arch = "x86_64", target_arch = "x86"));
     match aes_gcm {
+        // AWS-LC's VAES GCM needs AVX-512; with VAES on 256-bit registers only it
+        // runs its AES-NI code (aesni-gcm-x86_64).
         true if x86 && f.vaes && f.vpclmul && f.avx512 => "aws-lc:vaes512",
-        true if x86 && f.vaes && f.vpclmul => "aws-lc:vaes256",
         true if f.aes && f.pmull => {
             if x86 {
                 "aws-lc:aesni"

@@ -291,7 +291,7 @@ pub fn block_modes(
         (Algorithm::Blowfish, _) => keyed(ciphers::Blowfish::new_from_slice(key), a, n, "soft"),
         (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
         (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
-        (Algorithm::Rc2, _) => keyed(rc2::Rc2::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Rc2, _) => keyed(ciphers::Rc2::new_from_slice(key), a, n, "lanes16"),
         (Algorithm::Tea, _) => keyed(ciphers::tea::Tea::with_repeats(key, repeats), a, n, "soft"),
         (Algorithm::Xtea, _) => keyed(ciphers::tea::Xtea::with_repeats(key, repeats), a, n, "soft"),
         (Algorithm::Rc4 | Algorithm::ChaCha20, _) => {
