@@ -89,7 +89,8 @@ TIERS = {
 
 DEFAULT_ROWS = ("aes-ecb:128,aes-ecb:256,aes-cbc:128,aes-cbc:256,aes-ctr:128,aes-ctr:256,"
                 "aes-xts:256,aes-xts:512,aes-gcm:128,aes-gcm:256,chacha20:256,"
-                "chacha20-poly1305:256,camellia-cbc:128,camellia-cbc:256")
+                "chacha20-poly1305:256,serpent-cbc:256,serpent-ctr:256,serpent-xts:512,"
+                "twofish-cbc:256,camellia-cbc:256")
 
 
 def log(msg):
