@@ -102,7 +102,7 @@ def fail(msg):
 
 
 def load_compare():
-    """scripts/compare.py as a module, for its row names (one list of names)."""
+    """scripts/compare.py as a module: its OpenSSL names for our rows (one list)."""
     spec = importlib.util.spec_from_file_location("compare", ROOT / "scripts" / "compare.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -351,7 +351,12 @@ def main():
     ap.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     ap.add_argument("--no-build", action="store_true", help="use the existing aarch64 binary")
     args = ap.parse_args()
-    rows = COMPARE.split_rows(args.rows)
+    rows = []
+    for part in filter(None, (x.strip() for x in args.rows.split(","))):
+        label, _, bits = part.rpartition(":")
+        if not label or not bits.isdigit():
+            ap.error(f"row '{part}' is not label:key_bits (e.g. aes-xts:512)")
+        rows.append((label, int(bits)))
     if not rows:
         ap.error("--rows names no row")
     build_plugin()
