@@ -208,7 +208,7 @@ def guest(cmd, env, plugin_out=None):
     q = ["qemu-aarch64", "-cpu", "max"]
     if plugin_out:
         q += ["-plugin", f"{PLUGIN},out={plugin_out}"]
-    return subprocess.run(q + cmd, env=env, text=True, capture_output=True)
+    return subprocess.run(q + cmd, env=env, text=True, errors="replace", capture_output=True)
 
 
 def count(cmd, env):
