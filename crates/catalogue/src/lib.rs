@@ -9,8 +9,10 @@
 //! has a cipher loop of its own.
 
 pub mod aead;
+pub mod aes;
 pub mod algorithm;
 pub mod backends;
+pub mod chacha;
 pub mod ciphers;
 pub mod cpu;
 pub mod dispatch;
