@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::sizes::{parse_seconds, parse_size, parse_threads};
+use crate::sizes::{parse_passes, parse_seconds, parse_size, parse_threads};
 use crate::version;
 
 /// Measure and use the cryptographic speed of your machines and clusters.
@@ -112,6 +112,12 @@ pub struct BenchArgs {
     /// Bytes per request; each request has its own IV.
     #[arg(long, value_name = "SIZE", default_value = "64K", value_parser = parse_size)]
     pub request_size: usize,
+
+    /// Exactly N passes over the buffer per direction (or ENC,DEC passes)
+    /// instead of --time: a fixed amount of work for counting instructions
+    /// (scripts/arm_count.py); the MiB/s figures still come from the clock.
+    #[arg(long, value_name = "N|ENC,DEC", value_parser = parse_passes)]
+    pub passes: Option<[u32; 2]>,
 
     /// Repeat each row N times and report mean, median, min, max and standard deviation.
     #[arg(long, value_name = "N", default_value_t = 1,

@@ -25,9 +25,7 @@ fn main() -> ExitCode {
     if let Err(e) = clustercrypt_catalogue::cpu::mask_from_env() {
         return error::finish(Err(error::CliError::Usage(e.to_string())));
     }
-    if let Some(code) = version::tell_libraries_the_mask() {
-        return code;
-    }
+    version::tell_libraries_the_mask();
     let cli = cli::parse();
     let result = match cli.command {
         cli::Command::Bench(args) => bench::run(&args),
