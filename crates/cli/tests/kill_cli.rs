@@ -182,7 +182,10 @@ fn kill_at(dir: &Path, args: &[&str], env: &[(&str, &str)], when: When) -> (Outc
             if status.code().is_some() {
                 return (Outcome::Finished(status), pid);
             }
-            assert!(open, "{args:?} at {when:?}: the output was not open at the kill");
+            assert!(
+                open,
+                "{args:?} at {when:?}: the output was not open at the kill"
+            );
             return (Outcome::Killed, pid);
         }
         assert!(
@@ -234,7 +237,18 @@ impl Work {
         fs::write(dir.path().join("plain"), &plain).unwrap();
         let d = dir.path();
         ok(d, &["keygen", "-o", "k.key"]);
-        ok(d, &["encrypt", "-q", "--key-file", "k.key", "-o", "big.cc", "plain"]);
+        ok(
+            d,
+            &[
+                "encrypt",
+                "-q",
+                "--key-file",
+                "k.key",
+                "-o",
+                "big.cc",
+                "plain",
+            ],
+        );
         if passphrase {
             fs::write(d.join("small"), data(1 << 20, 7)).unwrap();
             let mut args = vec!["encrypt", "-q", "--passphrase-env", PASS_ENV];
@@ -285,7 +299,15 @@ fn a_killed_run_leaves_the_directory_as_it_was() {
     for base in base_dirs() {
         let w = Work::new(&base, true);
         let size = DATA as u64;
-        let decrypt = ["decrypt", "-q", "--key-file", "k.key", "-o", "out", "big.cc"];
+        let decrypt = [
+            "decrypt",
+            "-q",
+            "--key-file",
+            "k.key",
+            "-o",
+            "out",
+            "big.cc",
+        ];
         // During the key derivation, before a byte is written.
         let pass = [
             "decrypt",
@@ -345,7 +367,15 @@ fn the_fallback_leaves_a_named_partial_that_the_next_run_removes() {
         let w = Work::new(&base, false);
         let d = w.path();
         let before = snapshot(d);
-        let decrypt = ["decrypt", "-q", "--key-file", "k.key", "-o", "out", "big.cc"];
+        let decrypt = [
+            "decrypt",
+            "-q",
+            "--key-file",
+            "k.key",
+            "-o",
+            "out",
+            "big.cc",
+        ];
         let forced = [(NO_TMPFILE, "1")];
         let (outcome, pid) = kill_at(d, &decrypt, &forced, When::Wrote(DATA as u64 / 2));
         assert!(matches!(outcome, Outcome::Killed), "{outcome:?}");
@@ -385,7 +415,15 @@ fn the_fallback_leaves_a_named_partial_that_the_next_run_removes() {
         let before = snapshot(d);
         let out = run(
             d,
-            &["decrypt", "-q", "--key-file", "k.key", "-o", "out", "bad.cc"],
+            &[
+                "decrypt",
+                "-q",
+                "--key-file",
+                "k.key",
+                "-o",
+                "out",
+                "bad.cc",
+            ],
             &forced,
         );
         assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -412,8 +450,18 @@ impl Server {
         ok(
             h,
             &[
-                "bench", "--cipher", "aes-cbc", "--key-size", "256", "--no-kdf", "--time", "0.02",
-                "--format", "json", "-o", "bench.json",
+                "bench",
+                "--cipher",
+                "aes-cbc",
+                "--key-size",
+                "256",
+                "--no-kdf",
+                "--time",
+                "0.02",
+                "--format",
+                "json",
+                "-o",
+                "bench.json",
             ],
         );
         let created = ok(
@@ -452,11 +500,7 @@ impl Server {
         let url = rx
             .recv_timeout(Duration::from_secs(60))
             .expect("the server did not say where it listens");
-        Server {
-            child,
-            url,
-            home,
-        }
+        Server { child, url, home }
     }
 }
 

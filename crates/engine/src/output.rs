@@ -444,13 +444,13 @@ fn parse_temp_name(name: &OsStr) -> Option<(u32, &str)> {
 /// Whether process `pid` runs on this machine (a process of another user
 /// counts as running).
 fn running(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return false;
     };
-    !matches!(
-        rustix::process::test_kill_process(pid),
-        Err(Errno::SRCH)
-    )
+    !matches!(rustix::process::test_kill_process(pid), Err(Errno::SRCH))
 }
 
 /// Removes the partial files that interrupted runs on this machine left in
@@ -570,7 +570,9 @@ mod tests {
                 assert_eq!(during.len(), 1, "{during:?}");
                 let (pid, host) = parse_temp_name(OsStr::new(&during[0])).unwrap();
                 assert_eq!((pid, host), (std::process::id(), host_tag().as_str()));
-                let mode = std::fs::metadata(d.0.join(&during[0])).unwrap().permissions();
+                let mode = std::fs::metadata(d.0.join(&during[0]))
+                    .unwrap()
+                    .permissions();
                 assert_eq!(mode.mode() & 0o777, 0o600);
             } else {
                 assert!(during.is_empty(), "{during:?}");
@@ -658,7 +660,9 @@ mod tests {
             Some((std::process::id(), host_tag().as_str()))
         );
         assert_eq!(
-            parse_temp_name(OsStr::new(".clustercrypt-12-my-host.lan-0123456789ab.partial")),
+            parse_temp_name(OsStr::new(
+                ".clustercrypt-12-my-host.lan-0123456789ab.partial"
+            )),
             Some((12, "my-host.lan"))
         );
         for other in [
