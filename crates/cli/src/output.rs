@@ -88,6 +88,9 @@ impl Sink {
             ))
         })?;
         *IN_PROGRESS.lock().expect("lock") = tmp.partial_path();
+        // Commands with a Ctrl-C handler of their own keep it (a second one
+        // cannot be installed); they finish or drop the output themselves.
+        install_interrupt_cleanup();
         sweep(out);
         Ok(Sink::File {
             tmp: BufWriter::with_capacity(1 << 20, tmp),
