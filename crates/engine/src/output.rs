@@ -188,7 +188,7 @@ impl OutputFile {
                 }
                 Ok(()) => self.done = true,
                 Err(e) if e.raw_os_error() == Some(Errno::EXIST.raw_os_error()) => {
-                    return Err(exists_error(&self.dir_path.join(&self.target_name)));
+                    return Err(exists_error());
                 }
                 // No way to name an unnamed file here (no /proc and no
                 // privilege for AT_EMPTY_PATH): copy it into a named one.
@@ -270,7 +270,7 @@ impl OutputFile {
             rustix::fs::RenameFlags::NOREPLACE,
         ) {
             Ok(()) => return Ok(()),
-            Err(Errno::EXIST) => return Err(exists_error(&self.dir_path.join(target))),
+            Err(Errno::EXIST) => return Err(exists_error()),
             // The file system does not know the flag (NFS, old kernels): link
             // and unlink below.
             Err(Errno::INVAL) | Err(Errno::NOSYS) | Err(Errno::NOTSUP) => {}
@@ -281,12 +281,12 @@ impl OutputFile {
                 rustix::fs::unlinkat(&self.dir, name, AtFlags::empty())?;
                 Ok(())
             }
-            Err(Errno::EXIST) => Err(exists_error(&self.dir_path.join(target))),
+            Err(Errno::EXIST) => Err(exists_error()),
             // No hard links either: check, then rename (a race with another
             // writer of the same name remains possible here).
             Err(Errno::PERM) | Err(Errno::NOTSUP) | Err(Errno::MLINK) => {
                 match rustix::fs::statat(&self.dir, target, AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(_) => Err(exists_error(&self.dir_path.join(target))),
+                    Ok(_) => Err(exists_error()),
                     Err(Errno::NOENT) => {
                         Ok(rustix::fs::renameat(&self.dir, name, &self.dir, target)?)
                     }
@@ -324,10 +324,11 @@ impl Drop for OutputFile {
     }
 }
 
-fn exists_error(path: &Path) -> io::Error {
+/// The target appeared while the output was written (callers check before).
+fn exists_error() -> io::Error {
     io::Error::new(
         io::ErrorKind::AlreadyExists,
-        format!("{} already exists", path.display()),
+        "the file already exists (it appeared while this run worked); it was not replaced",
     )
 }
 
