@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compare `clustercrypt bench` with OpenSSL, libgcrypt and the RustCrypto crates.
 
-The target: every row at least 0.9x the faster of OpenSSL (`openssl speed
--evp`) and libgcrypt where either has the cipher, and at least as fast as the
+The target: every row at least 1.0x the faster of OpenSSL (`openssl speed
+-evp`) and libgcrypt where either has the cipher, under the same CPU mask, and at least as fast as the
 best Rust crate otherwise. Our own code (block-cipher modes, Twofish, XTEA,
 Serpent) must also beat the RustCrypto compositions it replaces.
 
@@ -24,6 +24,15 @@ moment of the (shared) machine falls on all sides of a row alike:
   * threads:   `--threads all` aggregate against one thread for parallel modes
                (target 1.8x on this 2-core machine); --no-threads skips it.
 
+CPU tiers: --tier NAME (avx512, vaes-avx2, aesni-avx2, portable on x86; ce,
+neon, portable on ARM) masks all three sides alike: ours through
+CLUSTERCRYPT_DISABLE_HWF, OpenSSL through OPENSSL_ia32cap / OPENSSL_armcap
+(the value our binary computes for the same mask; `clustercrypt --version`
+prints it), libgcrypt through gcry_control(GCRYCTL_DISABLE_HWF) (gcrypt_bench
+--disable-hwf). --all-tiers prints one table per tier this CPU can run; a tier
+it lacks is skipped with a note. Without either, the CPU runs unmasked.
+Cycles per byte use --cpu-mhz, or the "cpu MHz" /proc/cpuinfo reports.
+
 With --runs N every figure is the best of N measurements. The tables go to
 stdout (progress to stderr), and to a Markdown file with --markdown FILE.
 --strict exits with status 1 when any row is BELOW its target.
@@ -33,6 +42,8 @@ Usage:
   python3 scripts/compare.py --quick              # 0.3 s per direction
   python3 scripts/compare.py --rows aes-xts:512,twofish-cbc:256 --markdown out.md
   python3 scripts/compare.py --threads-only
+  python3 scripts/compare.py --all-tiers --quick --markdown tiers.md
+  python3 scripts/compare.py --tier aesni-avx2 --rows aes-cbc:256,aes-ctr:256
 
 Rows are written label:key_bits, with labels and key sizes as `clustercrypt
 ciphers` prints them (XTS counts both keys: aes-xts:512 is AES-256).
@@ -57,9 +68,89 @@ GCRYPT_SRC = ROOT / "scripts" / "gcrypt_bench.c"
 GCRYPT_BIN = WORK / "gcrypt_bench"
 MIB = 1048576.0
 
-LIBRARY_TARGET = 0.9  # ours / max(OpenSSL, libgcrypt)
+LIBRARY_TARGET = 1.0  # ours / max(OpenSSL, libgcrypt), same CPU mask
 CRATE_TARGET = 1.0  # ours / best RustCrypto crate
-THREADS_TARGET = 1.8  # --threads all / 1 thread, on 2 cores
+THREADS_TARGET = 1.9  # --threads all / 1 thread, on 2 cores
+
+# libgcrypt's names (gcry_control(GCRYCTL_DISABLE_HWF)) for what each tier
+# hides. "portable" keeps the x86-64 baseline (SSE2) and the SSSE3/SSE4.1 the
+# libraries may use; our portable code uses SSE2 only.
+GCRYPT_HIDE = {
+    "avx512": [],
+    "vaes-avx2": ["intel-avx512"],
+    "aesni-avx2": ["intel-avx512", "intel-vaes-vpclmul", "intel-gfni"],
+    "portable": ["intel-aesni", "intel-pclmul", "intel-avx", "intel-avx2", "intel-avx512",
+                 "intel-vaes-vpclmul", "intel-shaext", "intel-gfni",
+                 "arm-neon", "arm-aes", "arm-pmull", "arm-sha1", "arm-sha2"],
+    "ce": [],
+    "neon": ["arm-aes", "arm-pmull", "arm-sha1", "arm-sha2"],
+}
+
+
+class Tier:
+    """The masks of one CPU tier for the three sides (empty: unmasked)."""
+
+    def __init__(self, name="", mask="", lib_env=None, gcrypt_hide=None):
+        self.name, self.mask = name, mask
+        self.lib_env = lib_env or {}
+        self.gcrypt_hide = gcrypt_hide or []
+
+    def ours_env(self):
+        env = dict(os.environ)
+        env["CLUSTERCRYPT_DISABLE_HWF"] = self.mask
+        env.update(self.lib_env)
+        return env
+
+    def openssl_env(self):
+        env = dict(os.environ)
+        env.pop("OPENSSL_ia32cap", None)
+        env.pop("OPENSSL_armcap", None)
+        env.update(self.lib_env)
+        return env
+
+
+# The tier being measured (set by main for each table).
+TIER = Tier()
+
+
+def version_info(mask):
+    """`clustercrypt --version` under a mask, as {key: value}."""
+    env = dict(os.environ)
+    env["CLUSTERCRYPT_DISABLE_HWF"] = mask
+    p = run([str(CLI), "--version"], check=False, env=env)
+    info = {}
+    for line in p.stdout.splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            info[k.strip()] = v.strip()
+    return info
+
+
+def tier_masks():
+    """[(name, mask)] of this architecture's tiers, from the binary itself."""
+    info = version_info("")
+    tiers = []
+    for item in info.get("tiers", "").split():
+        name, _, mask = item.partition("=")
+        tiers.append((name, mask))
+    return tiers
+
+
+def make_tier(name):
+    """The Tier called `name`, or (None, reason) when this CPU cannot run it."""
+    masks = dict(tier_masks())
+    if name not in masks:
+        sys.exit(f"compare.py: unknown tier '{name}'; this architecture has "
+                 + ", ".join(masks))
+    info = version_info(masks[name])
+    if info.get("tier") != name:
+        return None, f"this CPU reaches only {info.get('tier')} (detected: {info.get('cpu detected')})"
+    lib_env = {}
+    lib = info.get("library mask", "none")
+    if lib != "none":
+        k, _, v = lib.partition("=")
+        lib_env[k] = v
+    return Tier(name, masks[name], lib_env, GCRYPT_HIDE.get(name, [])), None
 
 # Rows whose code is our own (modes over AES; Twofish, Serpent, XTEA): the
 # crate comparison always covers these when they are selected. Rows without a
@@ -182,7 +273,7 @@ def bench_ours(rows, specs, seconds, runs, threads="1"):
         cmd = [str(CLI), "bench", *cipher_args, "--key-size", str(bits), "--no-kdf",
                "--format", "json", "--time", f"{seconds:g}", "--runs", str(runs),
                "--threads", threads]
-        p = run(cmd, check=False)
+        p = run(cmd, check=False, env=TIER.ours_env())
         if p.returncode != 0:
             log(f"{' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
             continue
@@ -237,7 +328,7 @@ def openssl_speed(name, seconds, decrypt):
     if decrypt:
         cmd.append("-decrypt")
     try:
-        p = run(cmd, check=False, timeout=120 + 4 * seconds)
+        p = run(cmd, check=False, timeout=120 + 4 * seconds, env=TIER.openssl_env())
     except subprocess.TimeoutExpired:
         return None
     if p.returncode != 0:
@@ -266,6 +357,7 @@ class OpenSSL:
 
     def __init__(self, seconds, runs):
         self.seconds, self.runs, self.cache = seconds, runs, {}
+        self.tier = TIER.name
         self.version = None
         if shutil.which("openssl"):
             self.version = run(["openssl", "version"], check=False).stdout.strip()
@@ -278,6 +370,8 @@ class OpenSSL:
         if not name or not self.version:
             return None
         evp = name.rstrip("*")
+        if self.tier != TIER.name:
+            self.cache, self.tier = {}, TIER.name
         if evp not in self.cache:
             self.cache[evp] = best_pair([
                 (openssl_speed(evp, self.seconds, False), openssl_speed(evp, self.seconds, True))
@@ -310,7 +404,10 @@ class Gcrypt:
             return None
         pairs = []
         for _ in range(self.runs):
-            p = run([str(self.binary), "-t", f"{self.seconds:g}", row_name(row)], check=False)
+            cmd = [str(self.binary), "-t", f"{self.seconds:g}"]
+            if TIER.gcrypt_hide:
+                cmd += ["--disable-hwf", ",".join(TIER.gcrypt_hide)]
+            p = run(cmd + [row_name(row)], check=False)
             if p.returncode != 0:
                 log(f"gcrypt_bench {row_name(row)} failed:\n" + p.stderr[-2000:])
                 continue
@@ -351,7 +448,7 @@ def bench_crates(rows, seconds, runs):
     if not todo:
         return out
     log(f"versus_crates: {len(todo)} rows")
-    p = subprocess.run(base + ["--time", f"{seconds:g}", "--runs", str(runs),
+    p = subprocess.run(env=TIER.ours_env(), args=base + ["--time", f"{seconds:g}", "--runs", str(runs),
                                "--rows", ",".join(map(row_name, todo))],
                        cwd=ROOT, text=True, capture_output=True)
     if p.returncode != 0:
@@ -407,13 +504,27 @@ def best_of(candidates):
     return max(present, key=lambda c: c[1])
 
 
-def main_table(rows, ours, ossl, gcry, crates):
-    headers = ["row", "ours enc", "ours dec", "OpenSSL enc", "OpenSSL dec", "gcrypt enc",
-               "gcrypt dec", "best ref", "best enc", "best dec", "enc ratio", "dec ratio",
-               "target", "mark"]
+def cpb(mib_s, mhz):
+    """Cycles per byte at `mhz` for a MiB/s figure."""
+    if not mib_s or not mhz:
+        return None
+    return mhz * 1e6 / (mib_s * MIB)
+
+
+def cpb_pair(enc, dec, mhz):
+    e, d = cpb(enc, mhz), cpb(dec, mhz)
+    if e is None and d is None:
+        return "-"
+    return f"{fmt(e, 2)}/{fmt(d, 2)}"
+
+
+def main_table(rows, ours, ossl, gcry, crates, mhz=None):
+    headers = ["row", "ours enc", "ours dec", "impl", "OpenSSL enc", "OpenSSL dec",
+               "gcrypt enc", "gcrypt dec", "best ref", "best enc", "best dec", "enc ratio",
+               "dec ratio", "c/B ours", "c/B ref", "target", "mark"]
     table, tally, notes = [], {}, set()
     for row in rows:
-        oe, od, _ = ours.get(row, (None, None, None))
+        oe, od, impl = ours.get(row, (None, None, None))
         se, sd, sname = ossl.get(row, (None, None, None))
         ge, gd = gcry.get(row, (None, None))
         if sname and sname.endswith("*"):
@@ -442,8 +553,9 @@ def main_table(rows, ours, ossl, gcry, crates):
             present = [r for r in (re_, rd) if r is not None]
             mark = "PASS" if present and min(present) >= target else "BELOW"
         tally[mark] = tally.get(mark, 0) + 1
-        table.append([row_name(row), fmt(oe), fmt(od), fmt(se), fmt(sd), fmt(ge), fmt(gd),
-                      src, fmt(be), fmt(bd), fmt(re_, 2), fmt(rd, 2),
+        table.append([row_name(row), fmt(oe), fmt(od), impl or "-", fmt(se), fmt(sd), fmt(ge),
+                      fmt(gd), src, fmt(be), fmt(bd), fmt(re_, 2), fmt(rd, 2),
+                      cpb_pair(oe, od, mhz), cpb_pair(be, bd, mhz),
                       "-" if target is None else f"{target:g}", mark])
     return headers, table, tally, notes
 
@@ -541,9 +653,18 @@ def parse_args():
     ap.add_argument("--no-gcrypt", action="store_true", help="skip libgcrypt")
     ap.add_argument("--no-build", action="store_true",
                     help="use the existing target/release/clustercrypt")
+    ap.add_argument("--tier", metavar="NAME",
+                    help="mask all three sides to this CPU tier (avx512, vaes-avx2, aesni-avx2, "
+                    "portable; ARM: ce, neon, portable)")
+    ap.add_argument("--all-tiers", action="store_true",
+                    help="one table per tier this CPU can run")
+    ap.add_argument("--cpu-mhz", type=float, metavar="MHZ",
+                    help="clock for cycles per byte (default: /proc/cpuinfo's cpu MHz)")
     ap.add_argument("--strict", action="store_true",
                     help="exit with status 1 if any row is BELOW its target")
     args = ap.parse_args()
+    if args.tier and args.all_tiers:
+        ap.error("--tier and --all-tiers exclude each other")
     if args.quick:
         args.time = 0.3
     if args.time <= 0:
@@ -587,6 +708,58 @@ def main():
     if args.no_threads:
         threads_rows = []
 
+    global TIER
+    if args.tier or args.all_tiers:
+        names = [args.tier] if args.tier else [n for n, _ in tier_masks()]
+        tiers = []
+        for name in names:
+            tier, why = make_tier(name)
+            if tier is None:
+                print(f"note: tier {name} skipped: {why}", flush=True)
+                log(f"tier {name} skipped: {why}")
+            else:
+                tiers.append(tier)
+        if not tiers:
+            sys.exit("compare.py: no tier to run on this CPU")
+    else:
+        tiers = [Tier()]
+    mhz = args.cpu_mhz or cpu_mhz()
+    text, md, below = [], ["# clustercrypt performance comparison", ""], 0
+    for tier in tiers:
+        TIER = tier
+        if tier.name:
+            log(f"== tier {tier.name}")
+        header, sections, b = measure(args, rows, threads_rows, specs, mhz)
+        below += b
+        text.append("\n".join(header))
+        md += ["\n\n".join(header), ""]
+        for title, h, t, foot in sections:
+            text.append(f"\n== {title}\n{render_text(h, t)}\n" + "\n".join(foot))
+            md += [f"## {title}", "", render_markdown(h, t), "", *[f"{f}  " for f in foot], ""]
+        text.append("")
+    print("\n".join(text), flush=True)
+    if args.markdown:
+        Path(args.markdown).write_text("\n".join(md) + "\n")
+        log(f"wrote {args.markdown}")
+    if args.strict and below:
+        sys.exit(1)
+
+
+def cpu_mhz():
+    """The clock /proc/cpuinfo reports (MHz), or None."""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.lower().startswith("cpu mhz"):
+                return float(line.split(":", 1)[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def measure(args, rows, threads_rows, specs, mhz):
+    """Measures every side at the current TIER: (header lines, sections, rows below)."""
+    seconds = args.time
+    ossl_seconds = max(1, round(seconds))
     ours, ossl, gcry, crates = {}, {}, {}, {}
     ossl_version = gcry_version = None
     if not args.threads_only:
@@ -629,6 +802,14 @@ def main():
         f"(OpenSSL: -seconds {ossl_seconds}, one 1 MiB request per call, -elapsed), "
         f"MiB/s = 2^20 bytes/s, one thread, best of {args.runs} run(s)",
         f"references: {ossl_version or 'OpenSSL: not run'}; {gcry_version or 'libgcrypt: not run'}",
+        f"tier: {TIER.name or 'unmasked'}"
+        + (f" (ours: CLUSTERCRYPT_DISABLE_HWF={TIER.mask or '(empty)'}; OpenSSL: "
+           + (" ".join(f"{k}={v}" for k, v in TIER.lib_env.items()) or "unmasked")
+           + f"; libgcrypt: disable-hwf {','.join(TIER.gcrypt_hide) or '(none)'})"
+           if TIER.name else ""),
+        f"cycles per byte at {mhz:g} MHz" + (" (--cpu-mhz)" if args.cpu_mhz else
+                                              " (/proc/cpuinfo; the real clock may differ)")
+        if mhz else "cycles per byte: clock unknown (give --cpu-mhz)",
         f"targets: ours >= {LIBRARY_TARGET}x max(OpenSSL, libgcrypt) where either has the row, "
         f">= {CRATE_TARGET}x the best crate otherwise; --threads all >= {THREADS_TARGET}x one "
         "thread",
@@ -636,7 +817,7 @@ def main():
     sections = []
     below = 0
     if not args.threads_only:
-        h, t, tally, notes = main_table(rows, ours, ossl, gcry, crates)
+        h, t, tally, notes = main_table(rows, ours, ossl, gcry, crates, mhz)
         below += tally.get("BELOW", 0) + tally.get("ERROR", 0) + tally.get("MISMATCH", 0)
         foot = [f"rows: {summary(tally)}"]
         if notes:
@@ -656,17 +837,7 @@ def main():
                          f"{THREADS_TARGET}x on {os.cpu_count()} CPUs)", h, t,
                          [f"rows: {summary(tally)}"]))
 
-    text = ["\n".join(header)]
-    md = ["# clustercrypt performance comparison", "", "\n\n".join(header), ""]
-    for title, h, t, foot in sections:
-        text.append(f"\n== {title}\n{render_text(h, t)}\n" + "\n".join(foot))
-        md += [f"## {title}", "", render_markdown(h, t), "", *[f"{f}  " for f in foot], ""]
-    print("\n".join(text), flush=True)
-    if args.markdown:
-        Path(args.markdown).write_text("\n".join(md) + "\n")
-        log(f"wrote {args.markdown}")
-    if args.strict and below:
-        sys.exit(1)
+    return header, sections, below
 
 
 if __name__ == "__main__":

@@ -397,7 +397,8 @@ static void run_row(const struct row *row, size_t buffer, size_t request, double
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gcrypt_bench [-t SECONDS] [-b BUFFER_BYTES] [-r REQUEST_BYTES] all | "
+            "usage: gcrypt_bench [-t SECONDS] [-b BUFFER_BYTES] [-r REQUEST_BYTES]\n"
+            "                    [--disable-hwf NAME,NAME] all | "
             "LABEL:KEY_BITS...\n"
             "       gcrypt_bench --list\n"
             "Measures clustercrypt's rows with libgcrypt (1 MiB buffer, 64 KiB requests,\n"
@@ -412,6 +413,7 @@ int main(int argc, char **argv)
     size_t buffer = 1 << 20, request = 64 << 10;
     const struct row *todo[MAX_ROWS];
     int ntodo = 0, list = 0, all = 0, i;
+    const char *hide = NULL;
 
     build_table();
     for (i = 1; i < argc; i++) {
@@ -425,6 +427,8 @@ int main(int argc, char **argv)
             buffer = strtoul(argv[++i], NULL, 10);
         } else if ((!strcmp(a, "-r") || !strcmp(a, "--request")) && i + 1 < argc) {
             request = strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "--disable-hwf") && i + 1 < argc) {
+            hide = argv[++i];
         } else if (!strcmp(a, "--list")) {
             list = 1;
         } else if (!strcmp(a, "all")) {
@@ -459,6 +463,17 @@ int main(int argc, char **argv)
     if (!buffer || !request || request > buffer)
         die("bad buffer or request size", 0);
 
+    /* CPU tiers: hide hardware features before gcry_check_version,
+       as gcry_control(GCRYCTL_DISABLE_HWF) requires; names as in "hwflist". */
+    if (hide) {
+        char *names = strdup(hide), *save = NULL, *name;
+        if (!names)
+            die("out of memory", 0);
+        for (name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save))
+            if (gcry_control(GCRYCTL_DISABLE_HWF, name, NULL))
+                fprintf(stderr, "gcrypt_bench: libgcrypt does not know hwf '%s' (ignored)\n", name);
+        free(names);
+    }
     if (!gcry_check_version(GCRYPT_VERSION))
         die("libgcrypt version mismatch", 0);
     gcry_control(GCRYCTL_DISABLE_SECMEM, 0);

@@ -600,6 +600,9 @@ mod tests {
             kernel: "6.1".into(),
             arch: "x86_64".into(),
             cpu_features: features.iter().map(|s| s.to_string()).collect(),
+            cpu_features_detected: Vec::new(),
+            cpu_features_disabled: Vec::new(),
+            cpu_tier: String::new(),
         }
     }
 

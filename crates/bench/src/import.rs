@@ -97,6 +97,9 @@ pub fn unknown_machine(hostname: &str) -> Machine {
         kernel: "unknown".into(),
         arch: "unknown".into(),
         cpu_features: Vec::new(),
+        cpu_features_detected: Vec::new(),
+        cpu_features_disabled: Vec::new(),
+        cpu_tier: String::new(),
     }
 }
 

@@ -19,9 +19,24 @@ pub struct Machine {
     pub kernel: String,
     /// CPU architecture (`x86_64`, `aarch64`, ...).
     pub arch: String,
-    /// Crypto-relevant CPU features found at run time (x86: aes, vaes, pclmulqdq,
-    /// avx2, avx512, sha_ni; ARM: aes, pmull, sha2, neon).
+    /// Crypto-relevant CPU features in use: found at run time minus those
+    /// hidden by `CLUSTERCRYPT_DISABLE_HWF` (x86: aes, pclmulqdq, vaes,
+    /// vpclmulqdq, avx2, avx512, sha_ni; ARM: aes, pmull, sha2, neon).
     pub cpu_features: Vec<String>,
+    /// The features the CPU has, mask or not (empty in results older than the mask).
+    #[serde(default)]
+    pub cpu_features_detected: Vec<String>,
+    /// The features the mask hid.
+    #[serde(default)]
+    pub cpu_features_disabled: Vec<String>,
+    /// The tier the features in use reach (`avx512`, `vaes-avx2`, `aesni-avx2`,
+    /// `portable`; ARM `ce`, `neon`, `portable`).
+    #[serde(default)]
+    pub cpu_tier: String,
+}
+
+fn names(f: cpu::CpuFeatures) -> Vec<String> {
+    f.names().into_iter().map(String::from).collect()
 }
 
 fn read(path: &str) -> Option<String> {
@@ -69,11 +84,10 @@ impl Machine {
                 .unwrap_or(0),
             kernel: read("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
             arch: std::env::consts::ARCH.to_string(),
-            cpu_features: cpu::features()
-                .names()
-                .into_iter()
-                .map(String::from)
-                .collect(),
+            cpu_features: names(cpu::features()),
+            cpu_features_detected: names(cpu::detected()),
+            cpu_features_disabled: names(cpu::detected().difference(cpu::features())),
+            cpu_tier: cpu::Tier::current().name().to_string(),
         }
     }
 }

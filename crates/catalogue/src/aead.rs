@@ -6,8 +6,6 @@
 
 use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
 
-use crate::cpu;
-
 /// Nonce length in bytes.
 pub const NONCE_LEN: usize = 12;
 /// Tag length in bytes.
@@ -78,16 +76,8 @@ impl Aead {
             .map_err(|_| AuthError)
     }
 
-    /// Which implementation AWS-LC runs on this CPU.
+    /// Which implementation AWS-LC runs on this CPU (under the mask).
     pub fn backend(&self) -> &'static str {
-        let f = cpu::features();
-        match self.algorithm {
-            AeadAlgorithm::AesGcm if f.vaes && f.avx512 && f.pmull => "aws-lc:vaes512",
-            AeadAlgorithm::AesGcm if f.aes && f.pmull => "aws-lc:aesni",
-            AeadAlgorithm::AesGcm => "aws-lc:soft",
-            AeadAlgorithm::ChaCha20Poly1305 if f.avx2 => "aws-lc:avx2",
-            AeadAlgorithm::ChaCha20Poly1305 if f.neon => "aws-lc:neon",
-            AeadAlgorithm::ChaCha20Poly1305 => "aws-lc:sse",
-        }
+        crate::dispatch::aead_name(self.algorithm == AeadAlgorithm::AesGcm)
     }
 }

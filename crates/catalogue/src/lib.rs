@@ -9,10 +9,12 @@
 //! has a cipher loop of its own.
 
 pub mod aead;
+pub mod aes;
 pub mod algorithm;
 pub mod backends;
 pub mod ciphers;
 pub mod cpu;
+pub mod dispatch;
 pub mod modes;
 pub mod op;
 pub mod spec;

@@ -20,6 +20,13 @@ mod version;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // The CPU mask is checked before anything reads it (`--version` does).
+    if let Err(e) = clustercrypt_catalogue::cpu::mask_from_env() {
+        return error::finish(Err(error::CliError::Usage(e.to_string())));
+    }
+    if let Some(code) = version::tell_libraries_the_mask() {
+        return code;
+    }
     let cli = cli::parse();
     let result = match cli.command {
         cli::Command::Bench(args) => bench::run(&args),

@@ -19,6 +19,11 @@ const FAST: &[&str] = &[
 ];
 
 fn json_of(args: &[&str]) -> Value {
+    json_of_env(args, "")
+}
+
+/// Like [`json_of`], with `CLUSTERCRYPT_DISABLE_HWF` set to `mask`.
+fn json_of_env(args: &[&str], mask: &str) -> Value {
     // Later options win over FAST where a test sets its own.
     let fast: Vec<&str> = FAST
         .chunks(2)
@@ -27,6 +32,7 @@ fn json_of(args: &[&str]) -> Value {
         .copied()
         .collect();
     let out = cc()
+        .env("CLUSTERCRYPT_DISABLE_HWF", mask)
         .arg("bench")
         .args(fast)
         .args(args)
@@ -139,6 +145,47 @@ fn version_names_cpu_features() {
     if std::arch::is_x86_feature_detected!("aes") {
         assert!(text.contains(" aes"), "{text}");
     }
+}
+
+#[test]
+fn cpu_mask_is_checked_and_reported() {
+    let out = cc()
+        .env("CLUSTERCRYPT_DISABLE_HWF", "aes,avx1024")
+        .arg("--version")
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(err.contains("unknown CPU feature 'avx1024'"), "{err}");
+    // Hiding everything leaves the portable tier, whatever this CPU has.
+    let out = cc()
+        .env("CLUSTERCRYPT_DISABLE_HWF", "all")
+        .arg("--version")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("cpu features: none\n"), "{text}");
+    assert!(text.contains("tier: portable\n"), "{text}");
+    // SSSE3 has no mask name (OpenSSL and libgcrypt use it at this tier too):
+    // x86-64 CPUs with it run the SSSE3 bitsliced AES, others the portable one.
+    assert!(
+        text.contains("aes=soft") || text.contains("aes=ssse3"),
+        "{text}"
+    );
+    // The machine record carries the same, and the rows say what ran.
+    let j = json_of_env(&["--cipher", "aes-gcm", "--key-size", "256"], "all");
+    assert_eq!(j["machine"]["cpu_tier"], "portable");
+    assert_eq!(j["machine"]["cpu_features"], serde_json::json!([]));
+    assert_eq!(
+        j["machine"]["cpu_features_detected"],
+        j["machine"]["cpu_features_disabled"]
+    );
+    assert_eq!(j["ciphers"][0]["implementation"], "aws-lc:soft");
 }
 
 #[test]

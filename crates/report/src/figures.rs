@@ -915,6 +915,9 @@ pub(crate) mod tests {
             kernel: "6.1".into(),
             arch: "aarch64".into(),
             cpu_features: vec!["neon".into()],
+            cpu_features_detected: Vec::new(),
+            cpu_features_disabled: Vec::new(),
+            cpu_tier: String::new(),
         }
     }
 

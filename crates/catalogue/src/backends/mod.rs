@@ -27,18 +27,9 @@ impl Simd {
         }
     }
 
-    /// The best this CPU allows.
+    /// The best the CPU features in use allow (see `crate::dispatch`).
     pub fn detect() -> Simd {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if x86_avx512::available() {
-                return Simd::Avx512;
-            }
-            if crate::cpu::features().avx2 {
-                return Simd::Avx2;
-            }
-        }
-        Simd::Portable
+        crate::dispatch::mode_simd()
     }
 }
 

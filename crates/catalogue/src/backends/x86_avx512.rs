@@ -14,9 +14,8 @@ pub const TWEAKS_PER_STEP: usize = 16;
 
 /// Whether this CPU can run this module.
 pub fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("vpclmulqdq")
+    let f = crate::cpu::features();
+    f.avx512 && f.vpclmul
 }
 
 #[inline]

@@ -4,6 +4,7 @@
 
 pub mod blowfish;
 pub mod des;
+pub mod rc2;
 pub mod rc4;
 pub mod serpent;
 pub mod tea;
@@ -26,5 +27,7 @@ pub type Blowfish = blowfish::Blowfish;
 pub type Des = des::Des;
 /// The Triple-DES (EDE3) implementation the catalogue uses.
 pub type TdesEde3 = des::TdesEde3;
+/// The RC2 implementation the catalogue uses.
+pub type Rc2 = rc2::Rc2;
 /// The RC4 implementation the catalogue uses.
 pub type Rc4 = rc4::Rc4;

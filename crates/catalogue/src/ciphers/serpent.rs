@@ -34,7 +34,7 @@
 //! `#[target_feature]` functions so that LLVM auto-vectorises each to the
 //! right register width (checked in the generated assembly; no explicit
 //! intrinsics are used).  The backend is chosen once at key setup with
-//! `cpufeatures` and cached in the [`Serpent`] value.  A single block, and a
+//! `crate::cpu::features` (the mask applies) and cached in the [`Serpent`] value.  A single block, and a
 //! one-block tail, use a scalar path.
 //!
 //! The S-box circuits are D. A. Osvik's ("Speeding up Serpent", 2000), as used
@@ -85,16 +85,20 @@ type RoundKeys = [[u32; 4]; ROUNDS + 1];
 /// A 16-byte Serpent block.
 type Blk = Block<Serpent>;
 
-/// Blocks per call of the portable backend.
+/// Blocks per call of the portable backend: 8, so that the lane loops fill the
+/// 128-bit registers every x86-64 (SSE2) and aarch64 (NEON) CPU has twice over;
+/// the compiler vectorises them without any target feature.
 const SOFT_LANES: usize = 2;
-/// Blocks per call of the AVX2 backend.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+/// Blocks per call of the auto-vectorised AVX2 backend (32-bit x86; x86-64
+/// uses the explicit kernel of `serpent_avx2.rs`).
+#[cfg(target_arch = "x86")]
 const AVX2_LANES: usize = 32;
-/// Blocks per call of the AVX-512 backend.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+/// Blocks per call of the auto-vectorised AVX-512 backend (32-bit x86; x86-64
+/// uses the explicit kernel of `serpent_avx512.rs`).
+#[cfg(target_arch = "x86")]
 const AVX512_LANES: usize = 32;
 /// Lanes of the AVX-512 kernel used for tails of at most this many blocks.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(target_arch = "x86")]
 const AVX512_SHORT: usize = 16;
 
 // ---------------------------------------------------------------------------
@@ -811,29 +815,29 @@ fn crypt_lanes<const N: usize, const ENC: bool>(rk: &RoundKeys, mut blocks: InOu
     }
 }
 
-/// Instances of the kernels compiled with AVX2 or AVX-512F enabled, so that
-/// LLVM vectorises the lane loops to 256 or 512 bits.
+/// The backends' closures compiled with AVX2 or AVX-512F enabled (on 32-bit
+/// x86 also the auto-vectorised lane kernels; x86-64 has explicit ones in
+/// `serpent_avx2.rs` and `serpent_avx512.rs`).
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86 {
     use super::{
-        Avx2Backend, Avx512Backend, Blk, BlockCipherDecClosure, BlockCipherEncClosure, InOutBuf,
-        RoundKeys, U16, crypt_lanes,
+        Avx2Backend, Avx512Backend, BlockCipherDecClosure, BlockCipherEncClosure, RoundKeys, U16,
     };
+    #[cfg(target_arch = "x86")]
+    use super::{Blk, InOutBuf, crypt_lanes};
 
-    cpufeatures::new!(cpuid_avx2, "avx2");
-    cpufeatures::new!(cpuid_avx512, "avx512f");
-
-    /// Whether AVX2 is usable (CPU and OS support).
+    /// Whether AVX2 is usable (CPU and OS support, and not masked).
     pub(super) fn has_avx2() -> bool {
-        cpuid_avx2::get()
+        crate::cpu::features().avx2
     }
 
-    /// Whether AVX-512F is usable (CPU and OS support).
+    /// Whether AVX-512 is usable (CPU and OS support, and not masked).
     pub(super) fn has_avx512() -> bool {
-        cpuid_avx512::get()
+        crate::cpu::features().avx512
     }
 
-    /// Up to `N` blocks with AVX2.
+    /// Up to `N` blocks with AVX2 (32-bit x86).
+    #[cfg(target_arch = "x86")]
     #[target_feature(enable = "avx2")]
     pub(super) fn lanes_avx2<const N: usize, const ENC: bool>(
         rk: &RoundKeys,
@@ -842,7 +846,8 @@ mod x86 {
         crypt_lanes::<N, ENC>(rk, blocks)
     }
 
-    /// Up to `N` blocks with AVX-512F.
+    /// Up to `N` blocks with AVX-512F (32-bit x86).
+    #[cfg(target_arch = "x86")]
     #[target_feature(enable = "avx512f")]
     pub(super) fn lanes_avx512<const N: usize, const ENC: bool>(
         rk: &RoundKeys,
@@ -881,6 +886,36 @@ mod x86 {
 // Backends for the cipher traits.
 // ---------------------------------------------------------------------------
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[path = "serpent_simd128.rs"]
+mod simd128;
+
+#[cfg(target_arch = "x86_64")]
+#[path = "serpent_avx2.rs"]
+mod avx2x;
+
+#[cfg(target_arch = "x86_64")]
+#[path = "serpent_avx512.rs"]
+mod avx512x;
+
+/// The name of the 128-bit vector backend on this architecture.
+#[cfg(target_arch = "x86_64")]
+const SIMD128: &str = "sse2";
+#[cfg(target_arch = "aarch64")]
+const SIMD128: &str = "neon";
+
+/// 128-bit vector backend (SSE2 / NEON): `simd128::LANES` blocks per call.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct Simd128Backend<'a>(&'a RoundKeys);
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Simd128Backend<'_> {
+    #[inline(always)]
+    fn lanes<const ENC: bool>(&self, blocks: InOutBuf<'_, '_, Blk>) {
+        simd128::crypt::<ENC>(self.0, blocks)
+    }
+}
+
 /// Portable backend: `SOFT_LANES` blocks per call.
 struct SoftBackend<'a>(&'a RoundKeys);
 
@@ -904,7 +939,15 @@ impl Avx2Backend<'_> {
     fn lanes<const ENC: bool>(&self, blocks: InOutBuf<'_, '_, Blk>) {
         // SAFETY: an `Avx2Backend` exists only when AVX2 was detected at run
         // time (see the type's invariant), so the AVX2 code can execute.
-        unsafe { x86::lanes_avx2::<AVX2_LANES, ENC>(self.0, blocks) }
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx2x::crypt::<ENC>(self.0, blocks)
+        }
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86")]
+        unsafe {
+            x86::lanes_avx2::<AVX2_LANES, ENC>(self.0, blocks)
+        }
     }
 }
 
@@ -919,9 +962,15 @@ struct Avx512Backend<'a>(&'a RoundKeys);
 impl Avx512Backend<'_> {
     #[inline(always)]
     fn lanes<const ENC: bool>(&self, blocks: InOutBuf<'_, '_, Blk>) {
+        // SAFETY: an `Avx512Backend` exists only when AVX-512 is among the
+        // CPU features in use (see the type's invariant).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            avx512x::crypt::<ENC>(self.0, blocks)
+        }
+        #[cfg(target_arch = "x86")]
         if blocks.len() <= AVX512_SHORT {
-            // SAFETY: an `Avx512Backend` exists only when AVX-512F was
-            // detected at run time (see the type's invariant).
+            // SAFETY: as above.
             unsafe { x86::lanes_avx512::<AVX512_SHORT, ENC>(self.0, blocks) }
         } else {
             // SAFETY: as above.
@@ -987,8 +1036,12 @@ macro_rules! impl_backend {
 }
 
 impl_backend!(SoftBackend, U2);
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl_backend!(Avx2Backend, U32);
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl_backend!(Simd128Backend, U16);
+#[cfg(target_arch = "x86_64")]
+impl_backend!(Avx2Backend, U16);
+#[cfg(target_arch = "x86")]
+impl_backend!(Avx2Backend, U16);
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 impl_backend!(Avx512Backend, U32);
 
@@ -1001,6 +1054,9 @@ impl_backend!(Avx512Backend, U32);
 enum Kind {
     /// Portable code.
     Soft,
+    /// SSE2 or NEON, sixteen blocks at a time (baseline of the architecture).
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    Simd128,
     /// AVX2; only constructed (by `detect` or `from_name`) after run-time
     /// detection of AVX2.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -1012,24 +1068,19 @@ enum Kind {
 }
 
 impl Kind {
-    /// The widest implementation the running CPU supports.
+    /// The implementation `crate::dispatch` chooses.
     fn detect() -> Self {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            if x86::has_avx512() {
-                return Kind::Avx512;
-            }
-            if x86::has_avx2() {
-                return Kind::Avx2;
-            }
-        }
-        Kind::Soft
+        Kind::from_name(crate::dispatch::serpent()).unwrap_or(Kind::Soft)
     }
 
     /// The named implementation, if the running CPU supports it.
     fn from_name(name: &str) -> Option<Self> {
         match name {
             "soft" => Some(Kind::Soft),
+            #[cfg(target_arch = "x86_64")]
+            "sse2" => Some(Kind::Simd128),
+            #[cfg(target_arch = "aarch64")]
+            "neon" if crate::cpu::features().neon => Some(Kind::Simd128),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             "avx2" if x86::has_avx2() => Some(Kind::Avx2),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -1084,20 +1135,34 @@ impl Serpent {
     /// Names of the backends the running CPU supports, widest (the one
     /// [`KeyInit`] picks) first; `"soft"` is always last.
     pub fn available_backends() -> &'static [&'static str] {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        match (x86::has_avx512(), x86::has_avx2()) {
-            (true, true) => return &["avx512", "avx2", "soft"],
-            (true, false) => return &["avx512", "soft"],
-            (false, true) => return &["avx2", "soft"],
-            (false, false) => {}
-        }
+        #[cfg(target_arch = "x86_64")]
+        return match (x86::has_avx512(), x86::has_avx2()) {
+            (true, _) => &["avx512", "avx2", "sse2", "soft"],
+            (false, true) => &["avx2", "sse2", "soft"],
+            (false, false) => &["sse2", "soft"],
+        };
+        #[cfg(target_arch = "x86")]
+        return match (x86::has_avx512(), x86::has_avx2()) {
+            (true, _) => &["avx512", "avx2", "soft"],
+            (false, true) => &["avx2", "soft"],
+            (false, false) => &["soft"],
+        };
+        #[cfg(target_arch = "aarch64")]
+        return if crate::cpu::features().neon {
+            &["neon", "soft"]
+        } else {
+            &["soft"]
+        };
+        #[allow(unreachable_code)]
         &["soft"]
     }
 
-    /// The backend in use: `"avx512"`, `"avx2"` or `"soft"`.
+    /// The backend in use: `"avx512"`, `"avx2"`, `"sse2"`, `"neon"` or `"soft"`.
     pub fn backend(&self) -> &'static str {
         match self.kind {
             Kind::Soft => "soft",
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            Kind::Simd128 => SIMD128,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Kind::Avx2 => "avx2",
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -1177,15 +1242,17 @@ impl BlockCipherEncrypt for Serpent {
     fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = U16>) {
         match self.kind {
             Kind::Soft => f.call(&SoftBackend(&self.rk)),
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            Kind::Simd128 => f.call(&Simd128Backend(&self.rk)),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx2` is only constructed by `Kind::detect` or
-            // `Kind::from_name`, after
-            // cpufeatures reported AVX2 support.
+            // `Kind::from_name`, after checking
+            // that the CPU features in use include AVX2.
             Kind::Avx2 => unsafe { x86::enc_avx2(&self.rk, f) },
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx512` is only constructed by `Kind::detect` or
-            // `Kind::from_name`, after
-            // cpufeatures reported AVX-512F support.
+            // `Kind::from_name`, after checking
+            // that the CPU features in use include AVX-512.
             Kind::Avx512 => unsafe { x86::enc_avx512(&self.rk, f) },
         }
     }
@@ -1196,15 +1263,17 @@ impl BlockCipherDecrypt for Serpent {
     fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = U16>) {
         match self.kind {
             Kind::Soft => f.call(&SoftBackend(&self.rk)),
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            Kind::Simd128 => f.call(&Simd128Backend(&self.rk)),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx2` is only constructed by `Kind::detect` or
-            // `Kind::from_name`, after
-            // cpufeatures reported AVX2 support.
+            // `Kind::from_name`, after checking
+            // that the CPU features in use include AVX2.
             Kind::Avx2 => unsafe { x86::dec_avx2(&self.rk, f) },
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             // SAFETY: `Kind::Avx512` is only constructed by `Kind::detect` or
-            // `Kind::from_name`, after
-            // cpufeatures reported AVX-512F support.
+            // `Kind::from_name`, after checking
+            // that the CPU features in use include AVX-512.
             Kind::Avx512 => unsafe { x86::dec_avx512(&self.rk, f) },
         }
     }
@@ -1688,18 +1757,18 @@ mod tests {
     #[test]
     fn backend_detection() {
         let c = Serpent::new_from_slice(&[0; 32]).unwrap();
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        let want: &[&str] = match (
-            std::arch::is_x86_feature_detected!("avx512f"),
-            std::arch::is_x86_feature_detected!("avx2"),
-        ) {
-            (true, true) => &["avx512", "avx2", "soft"],
-            (true, false) => &["avx512", "soft"],
-            (false, true) => &["avx2", "soft"],
-            (false, false) => &["soft"],
+        let f = crate::cpu::features();
+        #[cfg(target_arch = "x86_64")]
+        let want: &[&str] = match (f.avx512, f.avx2) {
+            (true, _) => &["avx512", "avx2", "sse2", "soft"],
+            (false, true) => &["avx2", "sse2", "soft"],
+            (false, false) => &["sse2", "soft"],
         };
-        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+        #[cfg(target_arch = "aarch64")]
+        let want: &[&str] = if f.neon { &["neon", "soft"] } else { &["soft"] };
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
         let want: &[&str] = &["soft"];
+        let _ = f;
         assert_eq!(Serpent::available_backends(), want);
         assert_eq!(c.backend(), want[0]);
         for name in want {

@@ -1,0 +1,197 @@
+//! Serpent on AVX2 with explicit intrinsics: sixteen blocks at a time, word
+//! `j` of eight blocks per 256-bit register, two registers per word, through
+//! the same round functions as the other backends.
+//!
+//! Replaces the auto-vectorised 32-lane AVX2 kernel, which LLVM compiled with
+//! spills (measured in this file's commit: see docs/PERFORMANCE.md).
+//! Only reached through `Kind::Avx2`, which exists only when the CPU features
+//! in use include AVX2.
+
+use core::arch::x86_64::*;
+use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
+
+use super::{Blk, RoundKeys, Word, decrypt_words, encrypt_words};
+use cipher::InOutBuf;
+
+/// Blocks per call.
+pub(super) const LANES: usize = 8 * NV;
+/// Registers per word.
+const NV: usize = 2;
+
+type V = __m256i;
+
+/// One 32-bit word of [`LANES`] blocks: blocks `8h .. 8h + 8` in register `h`.
+#[derive(Clone, Copy)]
+pub(super) struct W([V; NV]);
+
+/// Calls AVX2 intrinsics.
+macro_rules! avx2 {
+    ($e:expr) => {
+        // SAFETY: this module runs only inside `crypt`, which is compiled with
+        // AVX2 and called only when the CPU features in use include AVX2.
+        unsafe { $e }
+    };
+}
+
+mod op {
+    use super::*;
+    #[inline(always)]
+    pub fn xor(a: V, b: V) -> V {
+        avx2!(_mm256_xor_si256(a, b))
+    }
+    #[inline(always)]
+    pub fn and(a: V, b: V) -> V {
+        avx2!(_mm256_and_si256(a, b))
+    }
+    #[inline(always)]
+    pub fn or(a: V, b: V) -> V {
+        avx2!(_mm256_or_si256(a, b))
+    }
+    #[inline(always)]
+    pub fn splat(v: u32) -> V {
+        avx2!(_mm256_set1_epi32(v as i32))
+    }
+    #[inline(always)]
+    pub fn shl(a: V, r: u32) -> V {
+        // A count in a register (see serpent_simd128.rs); LLVM folds it.
+        avx2!(_mm256_sll_epi32(a, _mm_cvtsi32_si128(r as i32)))
+    }
+    #[inline(always)]
+    pub fn shr(a: V, r: u32) -> V {
+        avx2!(_mm256_srl_epi32(a, _mm_cvtsi32_si128(r as i32)))
+    }
+}
+
+macro_rules! w_op {
+    ($tr:ident, $f:ident, $atr:ident, $af:ident, $op:ident) => {
+        impl $tr for W {
+            type Output = Self;
+            #[inline(always)]
+            fn $f(self, rhs: Self) -> Self {
+                W(core::array::from_fn(|i| op::$op(self.0[i], rhs.0[i])))
+            }
+        }
+        impl $atr for W {
+            #[inline(always)]
+            fn $af(&mut self, rhs: Self) {
+                *self = (*self).$f(rhs);
+            }
+        }
+    };
+}
+
+w_op!(BitXor, bitxor, BitXorAssign, bitxor_assign, xor);
+w_op!(BitAnd, bitand, BitAndAssign, bitand_assign, and);
+w_op!(BitOr, bitor, BitOrAssign, bitor_assign, or);
+
+impl Not for W {
+    type Output = Self;
+    #[inline(always)]
+    fn not(self) -> Self {
+        self ^ W::splat(u32::MAX)
+    }
+}
+
+impl Word for W {
+    #[inline(always)]
+    fn splat(v: u32) -> Self {
+        W([op::splat(v); NV])
+    }
+    #[inline(always)]
+    fn rotl<const R: u32>(self) -> Self {
+        let rot = |a: V| op::or(op::shl(a, R), op::shr(a, 32 - R));
+        W(self.0.map(rot))
+    }
+    #[inline(always)]
+    fn shl<const R: u32>(self) -> Self {
+        W(self.0.map(|a| op::shl(a, R)))
+    }
+}
+
+/// 4x4 transpose of four blocks into words (or back: it is its own inverse).
+#[inline(always)]
+fn transpose(b: [__m128i; 4]) -> [__m128i; 4] {
+    avx2!({
+        let (t0, t1) = (
+            _mm_unpacklo_epi32(b[0], b[1]),
+            _mm_unpacklo_epi32(b[2], b[3]),
+        );
+        let (t2, t3) = (
+            _mm_unpackhi_epi32(b[0], b[1]),
+            _mm_unpackhi_epi32(b[2], b[3]),
+        );
+        [
+            _mm_unpacklo_epi64(t0, t1),
+            _mm_unpackhi_epi64(t0, t1),
+            _mm_unpacklo_epi64(t2, t3),
+            _mm_unpackhi_epi64(t2, t3),
+        ]
+    })
+}
+
+/// Blocks `8h .. 8h + 8` of `b` into `x[j].0[h]`.
+#[inline(always)]
+fn load8(b: &[Blk], x: &mut [W; 4], h: usize) {
+    let ld = |i: usize| {
+        // SAFETY: each `Blk` is 16 readable bytes; unaligned loads are allowed.
+        unsafe { _mm_loadu_si128(b[i].as_ptr().cast::<__m128i>()) }
+    };
+    let lo = transpose([ld(0), ld(1), ld(2), ld(3)]);
+    let hi = transpose([ld(4), ld(5), ld(6), ld(7)]);
+    for j in 0..4 {
+        x[j].0[h] = avx2!(_mm256_set_m128i(hi[j], lo[j]));
+    }
+}
+
+/// Inverse of [`load8`].
+#[inline(always)]
+fn store8(x: &[W; 4], b: &mut [Blk], h: usize) {
+    let lo = transpose(core::array::from_fn(|j| {
+        avx2!(_mm256_castsi256_si128(x[j].0[h]))
+    }));
+    let hi = transpose(core::array::from_fn(|j| {
+        avx2!(_mm256_extracti128_si256::<1>(x[j].0[h]))
+    }));
+    for (i, v) in lo.into_iter().chain(hi).enumerate() {
+        // SAFETY: each `Blk` is 16 writable bytes; unaligned stores are allowed.
+        unsafe { _mm_storeu_si128(b[i].as_mut_ptr().cast::<__m128i>(), v) };
+    }
+}
+
+/// Encrypts or decrypts up to [`LANES`] blocks.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf<'_, '_, Blk>) {
+    let n = blocks.len();
+    assert!(n <= LANES, "too many blocks for the lane count");
+    let zero = op::splat(0);
+    let mut x = [W([zero; NV]); 4];
+    let mut tmp = [Blk::default(); LANES];
+    let input: &[Blk] = if n == LANES {
+        blocks.get_in()
+    } else {
+        tmp[..n].copy_from_slice(blocks.get_in());
+        &tmp
+    };
+    for h in 0..NV {
+        load8(&input[8 * h..], &mut x, h);
+    }
+    let y = if ENC {
+        encrypt_words(rk, x)
+    } else {
+        decrypt_words(rk, x)
+    };
+    if n == LANES {
+        let out = blocks.get_out();
+        for h in 0..NV {
+            store8(&y, &mut out[8 * h..], h);
+        }
+    } else {
+        for h in 0..NV {
+            store8(&y, &mut tmp[8 * h..], h);
+        }
+        blocks.get_out().copy_from_slice(&tmp[..n]);
+    }
+}

@@ -1,0 +1,255 @@
+//! The one place that decides which implementation runs.
+//!
+//! Every choice reads [`cpu::features`] (the detected features minus
+//! `CLUSTERCRYPT_DISABLE_HWF`), so each tier can be forced and tested on a CPU
+//! that has more. A new instruction set is a new backend module per cipher
+//! family and one arm here. Libraries that detect the CPU on their own (the
+//! `aes` and `chacha20` crates) are only chosen where their own choice is the
+//! one the mask allows; AWS-LC is told the mask (see
+//! [`cpu::library_env_missing`]).
+
+use crate::cpu::{self, CpuFeatures};
+
+/// Which AES implementation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AesImpl {
+    /// VAES on 512-bit registers (AVX-512).
+    Vaes512,
+    /// VAES on 256-bit registers (AVX2).
+    Vaes256,
+    /// AES-NI on 128-bit registers.
+    AesNi,
+    /// ARMv8 crypto extensions (AESE/AESMC).
+    ArmCe,
+    /// Constant-time NEON without AES instructions.
+    Neon,
+    /// Constant-time SSSE3 without AES instructions (x86-64).
+    Ssse3,
+    /// Portable constant-time code.
+    Soft,
+}
+
+impl AesImpl {
+    /// The name rows report.
+    pub fn name(self) -> &'static str {
+        match self {
+            AesImpl::Vaes512 => "vaes512",
+            AesImpl::Vaes256 => "vaes256",
+            AesImpl::AesNi => "aesni",
+            AesImpl::ArmCe => "armv8-ce",
+            AesImpl::Neon => "neon",
+            AesImpl::Ssse3 => "ssse3",
+            AesImpl::Soft => "soft",
+        }
+    }
+}
+
+/// The AES implementation for features `f`.
+pub fn aes_for(f: CpuFeatures) -> AesImpl {
+    if cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
+        match (f.aes, f.vaes, f.avx512) {
+            (true, true, true) => AesImpl::Vaes512,
+            (true, true, false) => AesImpl::Vaes256,
+            (true, false, _) => AesImpl::AesNi,
+            _ if ssse3() => AesImpl::Ssse3,
+            _ => AesImpl::Soft,
+        }
+    } else if f.aes {
+        AesImpl::ArmCe
+    } else if f.neon && cfg!(target_arch = "aarch64") {
+        AesImpl::Neon
+    } else {
+        AesImpl::Soft
+    }
+}
+
+/// Whether the x86-64 CPU has SSSE3. The mask has no name for it: SSSE3 is
+/// older than every x86 feature the tiers mask, and OpenSSL and libgcrypt use
+/// it at the same tier, so the portable tier keeps it.
+fn ssse3() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::aes::x86_ssse3::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The AES implementation that runs here.
+pub fn aes() -> AesImpl {
+    aes_for(cpu::features())
+}
+
+/// What the `aes` crate runs on this hardware (it cannot be told the mask).
+pub fn aes_crate_choice() -> AesImpl {
+    aes_for(cpu::detected())
+}
+
+/// Which ChaCha implementation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChaChaImpl {
+    /// 16 blocks in 512-bit registers.
+    Avx512,
+    /// 8 blocks in 256-bit registers.
+    Avx2,
+    /// 4 blocks in 128-bit registers (the x86-64 baseline).
+    Sse2,
+    /// 4 blocks in NEON registers.
+    Neon,
+    /// Portable code.
+    Soft,
+}
+
+impl ChaChaImpl {
+    /// The name rows report.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChaChaImpl::Avx512 => "avx512",
+            ChaChaImpl::Avx2 => "avx2",
+            ChaChaImpl::Sse2 => "sse2",
+            ChaChaImpl::Neon => "neon",
+            ChaChaImpl::Soft => "soft",
+        }
+    }
+}
+
+/// The ChaCha implementation for features `f`.
+pub fn chacha_for(f: CpuFeatures) -> ChaChaImpl {
+    if cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
+        if f.avx512 && cfg!(chacha20_avx512) {
+            ChaChaImpl::Avx512
+        } else if f.avx2 {
+            ChaChaImpl::Avx2
+        } else {
+            ChaChaImpl::Sse2
+        }
+    } else if f.neon && cfg!(target_arch = "aarch64") {
+        ChaChaImpl::Neon
+    } else {
+        ChaChaImpl::Soft
+    }
+}
+
+/// The ChaCha implementation that runs here.
+pub fn chacha() -> ChaChaImpl {
+    chacha_for(cpu::features())
+}
+
+/// What the `chacha20` crate runs on this hardware (it cannot be told the mask).
+pub fn chacha_crate_choice() -> ChaChaImpl {
+    chacha_for(cpu::detected())
+}
+
+/// Which multi-block Serpent implementation runs: `"avx512"`, `"avx2"`,
+/// `"sse2"` (the x86-64 baseline), `"neon"` or `"soft"`.
+pub fn serpent() -> &'static str {
+    let f = cpu::features();
+    if cfg!(target_arch = "x86_64") {
+        if f.avx512 {
+            "avx512"
+        } else if f.avx2 {
+            "avx2"
+        } else {
+            "sse2"
+        }
+    } else if cfg!(target_arch = "aarch64") && f.neon {
+        "neon"
+    } else {
+        "soft"
+    }
+}
+
+/// Which SIMD code the modes' helpers (XTS tweaks, CTR counters, XOR) use.
+pub fn mode_simd() -> crate::backends::Simd {
+    use crate::backends::Simd;
+    let f = cpu::features();
+    if cfg!(target_arch = "x86_64") {
+        if f.avx512 && f.vpclmul {
+            return Simd::Avx512;
+        }
+        if f.avx2 {
+            return Simd::Avx2;
+        }
+    }
+    Simd::Portable
+}
+
+/// The AEAD implementation AWS-LC runs, as rows report it. AWS-LC follows the
+/// mask when the program told it ([`cpu::libraries_configured`]); otherwise it
+/// runs what the hardware has, and the name says so.
+pub fn aead_name(aes_gcm: bool) -> &'static str {
+    let f = if cpu::libraries_configured() {
+        cpu::features()
+    } else {
+        cpu::detected()
+    };
+    let x86 = cfg!(any(target_arch = "x86_64", target_arch = "x86"));
+    match aes_gcm {
+        // AWS-LC's VAES GCM needs AVX-512; with VAES on 256-bit registers only it
+        // runs its AES-NI code (aesni-gcm-x86_64).
+        true if x86 && f.vaes && f.vpclmul && f.avx512 => "aws-lc:vaes512",
+        true if f.aes && f.pmull => {
+            if x86 {
+                "aws-lc:aesni"
+            } else {
+                "aws-lc:armv8-ce"
+            }
+        }
+        true if f.neon => "aws-lc:neon",
+        true => "aws-lc:soft",
+        false if x86 && f.avx2 => "aws-lc:avx2",
+        false if x86 => "aws-lc:ssse3",
+        false if f.neon => "aws-lc:neon",
+        false => "aws-lc:soft",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_x86_tier_has_its_aes_and_chacha() {
+        use crate::cpu::{Tier, parse_mask};
+        let full = CpuFeatures {
+            neon: false,
+            ..CpuFeatures::ALL
+        };
+        let at = |t: Tier| full.without(parse_mask(t.mask()).unwrap());
+        assert_eq!(aes_for(at(Tier::Avx512)), AesImpl::Vaes512);
+        assert_eq!(aes_for(at(Tier::VaesAvx2)), AesImpl::Vaes256);
+        assert_eq!(aes_for(at(Tier::AesniAvx2)), AesImpl::AesNi);
+        let no_aes = if ssse3() {
+            AesImpl::Ssse3
+        } else {
+            AesImpl::Soft
+        };
+        assert_eq!(aes_for(at(Tier::Portable)), no_aes);
+        assert_eq!(chacha_for(at(Tier::AesniAvx2)), ChaChaImpl::Avx2);
+        assert_eq!(chacha_for(at(Tier::Portable)), ChaChaImpl::Sse2);
+        assert_eq!(
+            aes_for(full.without(parse_mask("avx2").unwrap())),
+            AesImpl::AesNi
+        );
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn every_arm_tier_has_its_aes() {
+        use crate::cpu::{Tier, parse_mask};
+        let full = CpuFeatures {
+            vaes: false,
+            vpclmul: false,
+            avx2: false,
+            avx512: false,
+            ..CpuFeatures::ALL
+        };
+        let at = |t: Tier| full.without(parse_mask(t.mask()).unwrap());
+        assert_eq!(aes_for(at(Tier::ArmCe)), AesImpl::ArmCe);
+        assert_eq!(aes_for(at(Tier::ArmNeon)), AesImpl::Neon);
+        assert_eq!(aes_for(at(Tier::ArmPortable)), AesImpl::Soft);
+    }
+}
