@@ -1,14 +1,20 @@
-//! Writing results safely: to a temporary file next to the target, renamed into
-//! place only when everything succeeded (and verified); never over the input;
-//! never over an existing file without `--force`. `-` is standard output.
+//! Writing results safely, for every command that writes a file: the data goes
+//! into an [`OutputFile`] (an unnamed `O_TMPFILE` file on Linux, a named
+//! `.clustercrypt-PID-HOST-RANDOM.partial` elsewhere) that gets its name only
+//! when everything succeeded and verified; never over the input; never over an
+//! existing file without `--force`. `-` is standard output. Before it writes into
+//! a directory, a run removes the partial files that killed runs left there.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use clustercrypt_engine::output::{Existing, OutputFile, sweep_stale};
+
 use crate::error::CliError;
 
-/// The temporary file in progress, removed if the process is interrupted.
+/// The named temporary file in progress (if any), removed if the process is
+/// interrupted.
 static IN_PROGRESS: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
 
 /// Removes the temporary output on Ctrl-C or SIGTERM, then exits with 130:
@@ -28,15 +34,13 @@ pub fn install_interrupt_cleanup() {
 pub enum Sink {
     /// Standard output.
     Stdout(BufWriter<std::io::Stdout>),
-    /// A temporary file that becomes `target` on [`Sink::commit`].
+    /// A file that appears as `target` only on [`Sink::commit`].
     File {
-        /// The temporary file.
-        tmp: BufWriter<tempfile::NamedTempFile>,
+        /// The data so far.
+        tmp: BufWriter<OutputFile>,
         /// The final path.
         target: PathBuf,
-        /// Overwrite an existing target.
-        force: bool,
-        /// Give the committed file mode 0644 instead of the temporary file's 0600.
+        /// Give the committed file mode 0644 instead of 0600.
         public: bool,
     },
 }
@@ -72,22 +76,25 @@ impl Sink {
         if out.is_dir() {
             return Err(CliError::Usage(format!("{} is a directory", out.display())));
         }
-        let dir = out
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let tmp = tempfile::Builder::new()
-            .prefix(".clustercrypt-")
-            .suffix(".partial")
-            .tempfile_in(dir)
-            .map_err(|e| {
-                CliError::Usage(format!("cannot create a file in {}: {e}", dir.display()))
-            })?;
-        *IN_PROGRESS.lock().expect("lock") = Some(tmp.path().to_path_buf());
+        let existing = if force {
+            Existing::Replace
+        } else {
+            Existing::Refuse
+        };
+        let tmp = OutputFile::create(out, existing).map_err(|e| {
+            CliError::Usage(format!(
+                "cannot create a file in the directory of {}: {e}",
+                out.display()
+            ))
+        })?;
+        *IN_PROGRESS.lock().expect("lock") = tmp.partial_path();
+        // Commands with a Ctrl-C handler of their own keep it (a second one
+        // cannot be installed); they finish or drop the output themselves.
+        install_interrupt_cleanup();
+        sweep(out);
         Ok(Sink::File {
             tmp: BufWriter::with_capacity(1 << 20, tmp),
             target: out.to_path_buf(),
-            force,
             public: false,
         })
     }
@@ -116,28 +123,41 @@ impl Sink {
             Sink::File {
                 tmp,
                 target,
-                force,
                 public,
             } => {
-                let tmp = tmp.into_inner().map_err(|e| e.into_error())?;
+                let mut tmp = tmp.into_inner().map_err(|e| e.into_error())?;
                 if public {
-                    use std::os::unix::fs::PermissionsExt;
-                    tmp.as_file()
-                        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+                    tmp.set_mode(0o644);
                 }
-                tmp.as_file().sync_all()?;
-                let persisted = if force {
-                    tmp.persist(&target)
-                } else {
-                    tmp.persist_noclobber(&target)
-                };
-                let done = persisted
-                    .map_err(|e| anyhow::anyhow!("cannot write {}: {}", target.display(), e.error));
+                let done = tmp
+                    .commit()
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", target.display()));
                 *IN_PROGRESS.lock().expect("lock") = None;
-                done?;
-                Ok(())
+                done
             }
         }
+    }
+}
+
+/// Removes what killed runs left in the directory of `out`, and says so: the
+/// partial file may hold plaintext the user wants to know was there.
+fn sweep(out: &Path) {
+    match sweep_stale(out) {
+        Ok(swept) => {
+            for s in swept {
+                eprintln!(
+                    "clustercrypt: removed {}, a partial output left by an interrupted run \
+                     (process {}, no longer running)",
+                    s.path.display(),
+                    s.pid
+                );
+            }
+        }
+        Err(e) => eprintln!(
+            "clustercrypt: warning: cannot look for partial outputs of interrupted runs \
+             beside {}: {e}",
+            out.display()
+        ),
     }
 }
 

@@ -5,12 +5,14 @@
 //! authenticated chunked format of [`format`] (docs/FORMAT.md), with keys from
 //! [`keys`]; [`raw`] uses it for the unauthenticated legacy modes the studies
 //! measured. The CLI, the cluster runner and the service all call these.
+//! [`output`] writes files that appear only once they are complete.
 
 #![forbid(unsafe_code)]
 
 pub mod error;
 pub mod format;
 pub mod keys;
+pub mod output;
 pub mod pipeline;
 pub mod raw;
 pub mod stream;

@@ -113,6 +113,8 @@ impl SpoolWriter {
                 return Ok(());
             }
             if s.disk.file.is_none() {
+                // Never named (O_TMPFILE, or created and unlinked at once): a
+                // killed server leaves nothing (docs/FORMAT.md, "Writing the output").
                 s.disk.file = Some(Arc::new(tempfile::tempfile().map_err(SpoolError::Disk)?));
             }
             s.disk.spilling = true;

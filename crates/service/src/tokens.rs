@@ -13,6 +13,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
+use clustercrypt_engine::output::{Existing, OutputFile};
 use sha2::{Digest, Sha256};
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
@@ -256,15 +257,10 @@ pub fn revoke(path: &Path, name: &str) -> Result<usize, TokenError> {
     if removed == 0 {
         return Ok(0);
     }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // tempfile creates it with mode 0600.
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    // Mode 0600, and no half-written token file even if the process dies.
+    let mut tmp = OutputFile::create(path, Existing::Replace).map_err(io)?;
     tmp.write_all(kept.as_bytes()).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
+    tmp.commit().map_err(io)?;
     Ok(removed)
 }
 
