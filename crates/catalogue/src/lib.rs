@@ -13,6 +13,7 @@ pub mod algorithm;
 pub mod backends;
 pub mod ciphers;
 pub mod cpu;
+pub mod cycles;
 pub mod dispatch;
 pub mod modes;
 pub mod op;
