@@ -153,9 +153,9 @@ pub fn clock_record(
         _ => return None,
     };
     let note = match (measured, cur) {
-        (Some(m), Some(c)) if (m - c).abs() > 0.1 * c => Some(format!(
-            "measured {m:.0} MHz but cpufreq says {c:.0} MHz"
-        )),
+        (Some(m), Some(c)) if (m - c).abs() > 0.1 * c => {
+            Some(format!("measured {m:.0} MHz but cpufreq says {c:.0} MHz"))
+        }
         _ => None,
     };
     Some(ClockRecord {
@@ -276,15 +276,26 @@ impl FreqWindow {
 
 /// What the policies of `cpus` (all policies when empty) spent at each
 /// frequency between `before` and `after`.
-pub fn freq_window(before: &FreqSnapshot, after: &FreqSnapshot, cpus: &[usize]) -> Option<FreqWindow> {
+pub fn freq_window(
+    before: &FreqSnapshot,
+    after: &FreqSnapshot,
+    cpus: &[usize],
+) -> Option<FreqWindow> {
     let mut spent: BTreeMap<u64, u64> = BTreeMap::new();
     for (i, p) in after.0.iter().enumerate() {
         if !cpus.is_empty() && !p.cpus.iter().any(|c| cpus.contains(c)) {
             continue;
         }
-        let prev = before.0.iter().find(|b| b.cpus == p.cpus).or(before.0.get(i));
+        let prev = before
+            .0
+            .iter()
+            .find(|b| b.cpus == p.cpus)
+            .or(before.0.get(i));
         for (&khz, &t) in &p.time_in_state {
-            let t0 = prev.and_then(|b| b.time_in_state.get(&khz)).copied().unwrap_or(0);
+            let t0 = prev
+                .and_then(|b| b.time_in_state.get(&khz))
+                .copied()
+                .unwrap_or(0);
             let d = t.saturating_sub(t0);
             if d > 0 {
                 *spent.entry(khz).or_default() += d;
@@ -446,7 +457,14 @@ pub fn check_idle(root: &SysRoot, cores: usize, sample: Duration) -> IdleRecord 
     let before = proc_ticks(root);
     std::thread::sleep(sample);
     let after = proc_ticks(root);
-    idle_record(load, cores, &before, &after, sample.as_secs_f64(), std::process::id())
+    idle_record(
+        load,
+        cores,
+        &before,
+        &after,
+        sample.as_secs_f64(),
+        std::process::id(),
+    )
 }
 
 impl IdleRecord {

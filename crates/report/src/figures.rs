@@ -918,6 +918,7 @@ pub(crate) mod tests {
             cpu_features_detected: Vec::new(),
             cpu_features_disabled: Vec::new(),
             cpu_tier: String::new(),
+            ..Default::default()
         }
     }
 

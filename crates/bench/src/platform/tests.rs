@@ -79,14 +79,25 @@ fn cycles_per_byte_at_the_clock() {
 #[test]
 fn clock_sources_and_cpufreq_cross_check() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "sys/devices/system/cpu/cpu2/cpufreq/scaling_cur_freq", "2208000\n");
-    write(dir.path(), "sys/devices/system/cpu/cpu2/cpufreq/cpuinfo_max_freq", "2400000\n");
+    write(
+        dir.path(),
+        "sys/devices/system/cpu/cpu2/cpufreq/scaling_cur_freq",
+        "2208000\n",
+    );
+    write(
+        dir.path(),
+        "sys/devices/system/cpu/cpu2/cpufreq/cpuinfo_max_freq",
+        "2400000\n",
+    );
     let root = SysRoot::at(dir.path());
     let f = cpufreq_mhz(&root, 2);
     assert_eq!(f, (Some(2208.0), Some(2400.0)));
     assert_eq!(cpufreq_mhz(&root, 0), (None, None));
     let r = clock_record(None, Some(2200.0), f).unwrap();
-    assert_eq!((r.mhz, r.source.as_str(), r.note), (2200.0, "measured", None));
+    assert_eq!(
+        (r.mhz, r.source.as_str(), r.note),
+        (2200.0, "measured", None)
+    );
     let r = clock_record(None, Some(1500.0), f).unwrap();
     assert!(r.note.unwrap().contains("2208"));
     let r = clock_record(Some(1800.0), Some(2200.0), f).unwrap();
@@ -110,8 +121,16 @@ fn pi3_sequence() -> Vec<&'static str> {
 }
 
 fn snapshot(dir: &Path, tis: &str) -> FreqSnapshot {
-    write(dir, "sys/devices/system/cpu/cpufreq/policy0/affected_cpus", "0 1 2 3\n");
-    write(dir, "sys/devices/system/cpu/cpufreq/policy0/stats/time_in_state", tis);
+    write(
+        dir,
+        "sys/devices/system/cpu/cpufreq/policy0/affected_cpus",
+        "0 1 2 3\n",
+    );
+    write(
+        dir,
+        "sys/devices/system/cpu/cpufreq/policy0/stats/time_in_state",
+        tis,
+    );
     FreqSnapshot::read(&SysRoot::at(dir))
 }
 
@@ -144,9 +163,21 @@ fn throttled_rows_from_a_recorded_time_in_state_sequence() {
 #[test]
 fn temperature_and_vcgencmd() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "sys/class/thermal/thermal_zone0/temp", "48312\n");
-    write(dir.path(), "sys/class/thermal/thermal_zone1/temp", "61000\n");
-    write(dir.path(), "sys/class/thermal/cooling_device0/cur_state", "1\n");
+    write(
+        dir.path(),
+        "sys/class/thermal/thermal_zone0/temp",
+        "48312\n",
+    );
+    write(
+        dir.path(),
+        "sys/class/thermal/thermal_zone1/temp",
+        "61000\n",
+    );
+    write(
+        dir.path(),
+        "sys/class/thermal/cooling_device0/cur_state",
+        "1\n",
+    );
     assert_eq!(temperature_c(&SysRoot::at(dir.path())), Some(61.0));
     assert_eq!(temperature_c(&SysRoot::at("/nonexistent")), None);
     assert_eq!(parse_get_throttled("throttled=0x50005\n"), Some(0x50005));
@@ -166,15 +197,26 @@ fn idleness_from_proc() {
     };
     write(dir.path(), "proc/loadavg", "0.03 0.10 0.08 1/120 999\n");
     write(dir.path(), "proc/10/stat", &stat(10, "sshd", 5, 5));
-    write(dir.path(), "proc/20/stat", &stat(20, "my (odd) name", 100, 0));
+    write(
+        dir.path(),
+        "proc/20/stat",
+        &stat(20, "my (odd) name", 100, 0),
+    );
     write(dir.path(), "proc/self/stat", "not a pid");
     let root = SysRoot::at(dir.path());
-    assert_eq!(parse_stat(&stat(20, "my (odd) name", 100, 7)).unwrap(), ("my (odd) name".into(), 107, Some(3)));
+    assert_eq!(
+        parse_stat(&stat(20, "my (odd) name", 100, 7)).unwrap(),
+        ("my (odd) name".into(), 107, Some(3))
+    );
     let before = proc_ticks(&root);
     assert_eq!(before.len(), 2);
     // One second later: process 20 used 50 ticks (50% of a core), process 10 one tick.
     write(dir.path(), "proc/10/stat", &stat(10, "sshd", 6, 5));
-    write(dir.path(), "proc/20/stat", &stat(20, "my (odd) name", 130, 20));
+    write(
+        dir.path(),
+        "proc/20/stat",
+        &stat(20, "my (odd) name", 130, 20),
+    );
     let after = proc_ticks(&root);
     let load = parse_loadavg(&root.read("proc/loadavg").unwrap());
     assert_eq!(load, [0.03, 0.10, 0.08]);
@@ -211,7 +253,11 @@ fn rk3588_has_two_core_types() {
     write(dir.path(), "proc/cpuinfo", &cpuinfo(&parts, ""));
     for cpu in 0..8 {
         let cap = if cpu < 4 { "414" } else { "1024" };
-        write(dir.path(), &format!("sys/devices/system/cpu/cpu{cpu}/cpu_capacity"), cap);
+        write(
+            dir.path(),
+            &format!("sys/devices/system/cpu/cpu{cpu}/cpu_capacity"),
+            cap,
+        );
     }
     let types = core_types(&SysRoot::at(dir.path()));
     assert_eq!(types.len(), 2);
@@ -232,10 +278,17 @@ fn pi4_is_homogeneous() {
     write(
         dir.path(),
         "proc/cpuinfo",
-        &cpuinfo(&[A72, A72, A72, A72], "Hardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n"),
+        &cpuinfo(
+            &[A72, A72, A72, A72],
+            "Hardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n",
+        ),
     );
     for cpu in 0..4 {
-        write(dir.path(), &format!("sys/devices/system/cpu/cpu{cpu}/cpu_capacity"), "1024");
+        write(
+            dir.path(),
+            &format!("sys/devices/system/cpu/cpu{cpu}/cpu_capacity"),
+            "1024",
+        );
     }
     let types = core_types(&SysRoot::at(dir.path()));
     assert_eq!(types.len(), 1);
@@ -247,19 +300,34 @@ fn pi4_is_homogeneous() {
 fn same_part_different_capacity_and_intel_hybrid() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "proc/cpuinfo", &cpuinfo(&[A76, A76], ""));
-    write(dir.path(), "sys/devices/system/cpu/cpu0/cpu_capacity", "1024");
-    write(dir.path(), "sys/devices/system/cpu/cpu1/cpu_capacity", "900");
+    write(
+        dir.path(),
+        "sys/devices/system/cpu/cpu0/cpu_capacity",
+        "1024",
+    );
+    write(
+        dir.path(),
+        "sys/devices/system/cpu/cpu1/cpu_capacity",
+        "900",
+    );
     let types = core_types(&SysRoot::at(dir.path()));
     assert_eq!(types.len(), 2);
     assert_eq!(types[0].name, "cortex-a76 (capacity 900)");
     assert_eq!(types[0].cpus, vec![1]);
 
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "proc/cpuinfo", "processor\t: 0\nmodel name\t: Intel Core i7-1260P\n\nprocessor\t: 1\nmodel name\t: Intel Core i7-1260P\n");
+    write(
+        dir.path(),
+        "proc/cpuinfo",
+        "processor\t: 0\nmodel name\t: Intel Core i7-1260P\n\nprocessor\t: 1\nmodel name\t: Intel Core i7-1260P\n",
+    );
     write(dir.path(), "sys/devices/cpu_core/cpus", "0-7\n");
     write(dir.path(), "sys/devices/cpu_atom/cpus", "8-15\n");
     let types = core_types(&SysRoot::at(dir.path()));
-    assert_eq!(types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["atom", "core"]);
+    assert_eq!(
+        types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["atom", "core"]
+    );
     assert_eq!(types[0].cpus, (8..16).collect::<Vec<_>>());
 }
 
