@@ -246,10 +246,13 @@ fn mean(v: &[RunFigures]) -> (f64, f64) {
 }
 
 /// The CPUs worker `i` is pinned to, and one CPU of each core type we may use.
-fn pins_and_types(plan: &Plan, types: &[CoreType]) -> (Vec<usize>, Vec<(String, usize)>) {
-    let allowed = platform::allowed_cpus();
+fn pins_and_types(
+    plan: &Plan,
+    types: &[CoreType],
+    allowed: &[usize],
+) -> (Vec<usize>, Vec<(String, usize)>) {
     let pins = if plan.probe.pin || plan.probe.per_core_type {
-        allowed.clone()
+        allowed.to_vec()
     } else {
         Vec::new()
     };
@@ -296,7 +299,7 @@ pub fn run_with(
     let root = &plan.probe.root;
     let mut machine = Machine::detect();
     machine.core_types = platform::core_types(root);
-    let (pins, per_type) = pins_and_types(plan, &machine.core_types);
+    let (pins, per_type) = pins_and_types(plan, &machine.core_types, &platform::allowed_cpus());
     let first = pins.first().copied();
     let cur = platform::cpufreq_mhz(root, first.unwrap_or_else(platform::current_cpu));
     let measured = if plan.ciphers.is_empty() {
@@ -418,4 +421,113 @@ pub fn run_with(
         observer.step_done();
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::StepClock;
+
+    fn plan(probe: Probe) -> Plan {
+        Plan {
+            ciphers: vec![CipherSpec::parse("aes-xts-plain64", Some(256)).unwrap()],
+            kdfs: Vec::new(),
+            method: Method {
+                min_time: Duration::from_secs(1),
+                buffer_size: 1 << 16,
+                request_size: 1 << 12,
+            },
+            threads: 1,
+            runs: 1,
+            pbkdf2_time: Duration::from_millis(1),
+            argon2: Argon2Limits::for_machine(1 << 30, 1),
+            probe,
+        }
+    }
+
+    fn write(root: &std::path::Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn rk3588() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut info = String::new();
+        for cpu in 0..8 {
+            let part = if cpu < 4 { "0xd05" } else { "0xd0b" };
+            info.push_str(&format!(
+                "processor\t: {cpu}\nCPU implementer\t: 0x41\nCPU part\t: {part}\n\n"
+            ));
+            let cap = if cpu < 4 { "414" } else { "1024" };
+            write(
+                dir.path(),
+                &format!("sys/devices/system/cpu/cpu{cpu}/cpu_capacity"),
+                cap,
+            );
+        }
+        write(dir.path(), "proc/cpuinfo", &info);
+        dir
+    }
+
+    #[test]
+    fn one_worker_per_core_type_on_an_rk3588() {
+        let dir = rk3588();
+        let probe = Probe {
+            per_core_type: true,
+            root: SysRoot::at(dir.path()),
+            ..Probe::default()
+        };
+        let types = platform::core_types(&probe.root);
+        let p = plan(probe);
+        let all: Vec<usize> = (0..8).collect();
+        let (pins, per_type) = pins_and_types(&p, &types, &all);
+        assert_eq!(pins, all);
+        assert_eq!(
+            per_type,
+            [("cortex-a55".to_string(), 0), ("cortex-a76".to_string(), 4)]
+        );
+        // A process limited to CPUs 5 and 6 (taskset) only reaches the A76s.
+        let (pins, per_type) = pins_and_types(&p, &types, &[5, 6]);
+        assert_eq!(pins, [5, 6]);
+        assert_eq!(per_type, [("cortex-a76".to_string(), 5)]);
+        assert_eq!(p.steps(), 3);
+        // Without the flag: no pinning, no per-type rows.
+        let p = plan(Probe::default());
+        assert_eq!(pins_and_types(&p, &types, &all), (vec![], vec![]));
+    }
+
+    #[test]
+    fn rows_carry_cycles_per_byte_at_the_given_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            "sys/class/thermal/thermal_zone0/temp",
+            "55000\n",
+        );
+        let p = plan(Probe {
+            cpu_mhz: Some(1800.0),
+            root: SysRoot::at(dir.path()),
+            ..Probe::default()
+        });
+        // 300 ms per clock reading: 4 passes of 64 KiB in 1.2 s per direction.
+        let clock = StepClock::new(Duration::from_millis(300));
+        let report = run(&p, "t", &clock, &AtomicBool::new(false), &Silent).unwrap();
+        let c = report.machine.clock.as_ref().unwrap();
+        assert_eq!((c.mhz, c.source.as_str()), (1800.0, "override"));
+        let row = &report.ciphers[0];
+        let mib_s = 0.25 / 1.2;
+        assert!((row.encrypt_mib_s - mib_s).abs() < 1e-12);
+        assert_eq!(row.cpu_mhz, Some(1800.0));
+        let want = 1800e6 / (mib_s * 1_048_576.0);
+        assert!((row.encrypt_cycles_per_byte.unwrap() - want).abs() < 1e-6 * want);
+        assert_eq!(row.temperature_c, Some(55.0));
+        assert!(!row.throttled);
+        let t = report.machine.throttling.as_ref().unwrap();
+        assert_eq!(
+            (t.temperature_start_c, t.temperature_max_c),
+            (Some(55.0), Some(55.0))
+        );
+        assert_eq!(t.throttled_rows, 0);
+    }
 }

@@ -1056,19 +1056,40 @@ pub(crate) mod tests {
             row.decrypt_cycles_per_byte = None;
         }
         let res = vec![
-            Results { label: "pi".into(), report: pi },
-            Results { label: "old".into(), report: old },
+            Results {
+                label: "pi".into(),
+                report: pi,
+            },
+            Results {
+                label: "old".into(),
+                report: old,
+            },
         ];
         let f = build(FigureKind::CyclesPerByte, &res, &ReferenceData::default()).unwrap();
         let enc = f.series.iter().find(|s| s.name == "pi encrypt").unwrap();
         // aes-cbc at 50 MiB/s on 1500 MHz: 28.6 c/B.
         assert!((enc.points[0].1 - 1500e6 / (50.0 * 1_048_576.0)).abs() < 1e-9);
         assert!(f.series.iter().all(|s| !s.name.starts_with("old")));
-        assert!(f.notes.iter().any(|n| n.contains("twofish-cbc 256b") && n.contains("1200-1400")));
-        assert!(f.notes.iter().any(|n| n == "pi: cycles per byte at 1500 MHz (measured)"));
+        assert!(
+            f.notes
+                .iter()
+                .any(|n| n.contains("twofish-cbc 256b") && n.contains("1200-1400"))
+        );
+        assert!(
+            f.notes
+                .iter()
+                .any(|n| n == "pi: cycles per byte at 1500 MHz (measured)")
+        );
         // Results from before the clock was measured have no such figure.
         let old_only = vec![res[1].clone()];
-        assert!(build(FigureKind::CyclesPerByte, &old_only, &ReferenceData::default()).is_none());
+        assert!(
+            build(
+                FigureKind::CyclesPerByte,
+                &old_only,
+                &ReferenceData::default()
+            )
+            .is_none()
+        );
     }
 
     fn cluster_row(cipher: &str, bits: usize, nodes: usize, enc: f64) -> ClusterRow {
@@ -1367,7 +1388,10 @@ pub(crate) mod tests {
             report: empty("x"),
         }];
         assert!(build_all(&none, &ReferenceData::default()).is_empty());
-        assert_eq!(build_all(&results("x"), &ReferenceData::default()).len(), 10);
+        assert_eq!(
+            build_all(&results("x"), &ReferenceData::default()).len(),
+            10
+        );
     }
 
     #[test]
