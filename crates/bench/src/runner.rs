@@ -202,6 +202,7 @@ impl Watch<'_> {
 }
 
 /// Runs one row `runs` times on `threads` workers pinned to `pins`.
+#[allow(clippy::too_many_arguments)] // a private helper of run_with: its locals, passed on
 fn row_runs(
     spec: &CipherSpec,
     threads: usize,

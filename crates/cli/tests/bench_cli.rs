@@ -574,6 +574,6 @@ fn per_core_type_rows_and_pinned_threads() {
     assert_eq!(pt.len(), threads);
     for (i, t) in pt.iter().enumerate() {
         assert!(t["cpu"].is_u64(), "thread {i}");
-        assert_eq!(t["core_type"].as_str().is_some(), true);
+        assert!(t["core_type"].as_str().is_some(), "thread {i}");
     }
 }
