@@ -7,10 +7,7 @@ use clustercrypt_catalogue::dispatch;
 
 /// `clustercrypt 0.1.0` plus the features and implementations.
 pub fn long_version() -> String {
-    let mut compiled = vec![std::env::consts::ARCH];
-    if cfg!(all(target_arch = "x86_64", chacha20_avx512)) {
-        compiled.push("chacha20-avx512");
-    }
+    let compiled = [std::env::consts::ARCH];
     let disabled = cpu::detected().difference(cpu::features());
     let asked = cpu::disabled();
     let mask = if asked == cpu::CpuFeatures::NONE {
