@@ -603,6 +603,7 @@ mod tests {
             cpu_features_detected: Vec::new(),
             cpu_features_disabled: Vec::new(),
             cpu_tier: String::new(),
+            ..Default::default()
         }
     }
 

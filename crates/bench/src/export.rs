@@ -37,13 +37,105 @@ impl Format {
 
     /// Renders a report.
     pub fn render(self, report: &Report) -> String {
+        self.render_with(report, &RenderOptions::default())
+    }
+
+    /// Renders a report with options.
+    pub fn render_with(self, report: &Report, opts: &RenderOptions) -> String {
         match self {
-            Format::Text => text(report),
+            Format::Text => text(report, opts),
             Format::Json => serde_json::to_string_pretty(report).expect("report serialises") + "\n",
             Format::Csv => csv(report),
             Format::Markdown => markdown(report),
         }
     }
+}
+
+/// Choices of the text output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// A cycles-per-byte column and the clock line (`bench --cycles`).
+    pub cycles: bool,
+}
+
+/// The cycles-per-byte columns of the text table header.
+pub const TEXT_CYCLES_HEADER: &str = " |  Enc cycles/B |  Dec cycles/B";
+
+fn cpb(v: Option<f64>) -> String {
+    v.map_or("-".into(), |c| format!("{c:.2}"))
+}
+
+/// The machine's clock, idleness and throttling as `#` lines.
+pub fn conditions_text(m: &crate::machine::Machine) -> String {
+    let mut out = String::new();
+    if let Some(c) = &m.clock {
+        let mut line = format!("# clock: {:.0} MHz ({})", c.mhz, c.source);
+        if let Some(x) = c.measured_mhz {
+            line.push_str(&format!(", timed dependent adds {x:.0} MHz"));
+        }
+        if let Some(x) = c.scaling_cur_mhz {
+            line.push_str(&format!(", cpufreq {x:.0} MHz"));
+        }
+        if let Some(x) = c.max_mhz {
+            line.push_str(&format!(" (max {x:.0})"));
+        }
+        if let Some(n) = &c.note {
+            line.push_str(&format!("; {n}"));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some(i) = &m.idle {
+        let _ = writeln!(
+            out,
+            "# {}: {}",
+            if i.idle { "idle" } else { "NOT idle" },
+            i.describe()
+        );
+    }
+    if let Some(t) = &m.throttling {
+        let _ = writeln!(out, "# throttling: {}", throttling_summary(t));
+    }
+    if m.core_types.len() > 1 {
+        let types: Vec<String> = m
+            .core_types
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} (cpus {})",
+                    t.name,
+                    crate::platform::cpu_list_text(&t.cpus)
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "# core types: {}", types.join(", "));
+    }
+    out
+}
+
+/// One line: temperatures, clock range, throttled rows.
+pub fn throttling_summary(t: &crate::machine::Throttling) -> String {
+    let mut parts = Vec::new();
+    match (t.temperature_start_c, t.temperature_max_c) {
+        (Some(a), Some(b)) => parts.push(format!("{a:.1} °C at the start, {b:.1} °C at most")),
+        (None, Some(b)) => parts.push(format!("{b:.1} °C at most")),
+        _ => parts.push("no temperature sensor".into()),
+    }
+    if let (Some(lo), Some(hi)) = (t.clock_min_mhz, t.clock_max_mhz) {
+        parts.push(format!("clock {lo:.0}-{hi:.0} MHz"));
+    }
+    if !t.time_in_state.is_empty() {
+        let s: Vec<String> = t
+            .time_in_state
+            .iter()
+            .map(|f| format!("{:.0} MHz {:.1} s", f.mhz, f.seconds))
+            .collect();
+        parts.push(format!("time in state {}", s.join(", ")));
+    }
+    if let Some(v) = &t.vcgencmd_throttled {
+        parts.push(format!("vcgencmd get_throttled {v}"));
+    }
+    parts.push(format!("{} row(s) throttled", t.throttled_rows));
+    parts.join("; ")
 }
 
 /// cryptsetup's first line.
@@ -89,7 +181,7 @@ pub fn row_line(label: &str, key_bits: usize, enc: f64, dec: f64) -> String {
     format!("{label:>15}  {key_bits:>9}b  {enc:>10.1} MiB/s  {dec:>10.1} MiB/s")
 }
 
-fn text(report: &Report) -> String {
+fn text(report: &Report, opts: &RenderOptions) -> String {
     let mut out = String::new();
     // cryptsetup's preamble belongs to its table; a report of the file-size
     // study or HPL alone starts with its own header.
@@ -113,7 +205,13 @@ fn text(report: &Report) -> String {
         if s.runs > 1 {
             let _ = writeln!(out, "# {} runs per row; rows are the mean", s.runs);
         }
+        if opts.cycles {
+            out.push_str(&conditions_text(&report.machine));
+        }
         out.push_str(TEXT_HEADER);
+        if opts.cycles {
+            out.push_str(TEXT_CYCLES_HEADER);
+        }
         out.push('\n');
     }
     for row in &report.ciphers {
@@ -123,10 +221,40 @@ fn text(report: &Report) -> String {
             row.encrypt_mib_s,
             row.decrypt_mib_s,
         ));
+        if opts.cycles {
+            let _ = write!(
+                out,
+                "  {:>10} c/B  {:>10} c/B",
+                cpb(row.encrypt_cycles_per_byte),
+                cpb(row.decrypt_cycles_per_byte)
+            );
+        }
         if row.insecure {
             out.push_str("  (insecure)");
         }
         out.push('\n');
+        if row.throttled {
+            let _ = writeln!(
+                out,
+                "#   throttled: clock {}-{} MHz during the row",
+                opt(row.clock_min_mhz, 0),
+                opt(row.clock_max_mhz, 0)
+            );
+        }
+        for t in &row.per_core_type {
+            let _ = writeln!(
+                out,
+                "#   core type {} (cpu {}): {:.1} MiB/s {:.1} MiB/s, {} c/B {} c/B at {} MHz{}",
+                t.core_type,
+                t.cpu,
+                t.encrypt_mib_s,
+                t.decrypt_mib_s,
+                cpb(t.encrypt_cycles_per_byte),
+                cpb(t.decrypt_cycles_per_byte),
+                opt(t.cpu_mhz, 0),
+                if t.throttled { " (throttled)" } else { "" }
+            );
+        }
         if report.settings.runs > 1 {
             let _ = writeln!(
                 out,
@@ -144,11 +272,19 @@ fn text(report: &Report) -> String {
         }
         if row.threads > 1 {
             for t in &row.per_thread {
-                let _ = writeln!(
+                let _ = write!(
                     out,
                     "#   thread {}: {:.1} MiB/s {:.1} MiB/s",
                     t.thread, t.encrypt_mib_s, t.decrypt_mib_s
                 );
+                if let Some(cpu) = t.cpu {
+                    let _ = write!(
+                        out,
+                        "  [cpu {cpu} {}]",
+                        t.core_type.as_deref().unwrap_or("?")
+                    );
+                }
+                out.push('\n');
             }
         }
     }
@@ -211,7 +347,7 @@ fn csv_escape(s: &str) -> String {
 }
 
 /// Header of the CSV output.
-pub const CSV_HEADER: &str = "kind,cipher,spec,key_bits,threads,encrypt_mib_s,decrypt_mib_s,encrypt_median,encrypt_min,encrypt_max,encrypt_stddev,decrypt_median,decrypt_min,decrypt_max,decrypt_stddev,runs,implementation,insecure,kdf_iterations_per_second,kdf_iterations,kdf_memory_kib,kdf_parallel,hostname";
+pub const CSV_HEADER: &str = "kind,cipher,spec,key_bits,threads,encrypt_mib_s,decrypt_mib_s,encrypt_median,encrypt_min,encrypt_max,encrypt_stddev,decrypt_median,decrypt_min,decrypt_max,decrypt_stddev,runs,implementation,insecure,kdf_iterations_per_second,kdf_iterations,kdf_memory_kib,kdf_parallel,hostname,cpu_mhz,encrypt_cycles_per_byte,decrypt_cycles_per_byte,throttled,core_type";
 
 fn csv(report: &Report) -> String {
     if studies_only(report) {
@@ -228,7 +364,7 @@ fn csv(report: &Report) -> String {
     for r in &report.ciphers {
         let _ = writeln!(
             out,
-            "cipher,{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1},{:.2},{:.1},{:.1},{:.1},{:.2},{},{},{},,,,,{}",
+            "cipher,{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1},{:.2},{:.1},{:.1},{:.1},{:.2},{},{},{},,,,,{},{},{},{},{},",
             r.cipher,
             r.spec,
             r.key_bits,
@@ -246,8 +382,32 @@ fn csv(report: &Report) -> String {
             r.encrypt.n,
             r.implementation,
             r.insecure,
-            host
+            host,
+            opt(r.cpu_mhz, 1),
+            opt(r.encrypt_cycles_per_byte, 3),
+            opt(r.decrypt_cycles_per_byte, 3),
+            r.throttled,
         );
+        for t in &r.per_core_type {
+            let _ = writeln!(
+                out,
+                "core_type,{},{},{},1,{:.1},{:.1},,,,,,,,,{},{},{},,,,,{},{},{},{},{},{}",
+                r.cipher,
+                r.spec,
+                r.key_bits,
+                t.encrypt_mib_s,
+                t.decrypt_mib_s,
+                r.encrypt.n,
+                r.implementation,
+                r.insecure,
+                host,
+                opt(t.cpu_mhz, 1),
+                opt(t.encrypt_cycles_per_byte, 3),
+                opt(t.decrypt_cycles_per_byte, 3),
+                t.throttled,
+                csv_escape(&t.core_type)
+            );
+        }
     }
     if let Some(c) = &report.cluster {
         for (kind, rows) in [("cluster", &c.rows), ("sweep", &c.sweep)] {
@@ -316,11 +476,44 @@ fn csv(report: &Report) -> String {
 }
 
 fn markdown_row(r: &CipherRow) -> String {
-    let note = r.insecure_reason.as_deref().unwrap_or("");
-    format!(
-        "| {} | {} | {:.1} | {:.1} | {} | {} |",
-        r.cipher, r.key_bits, r.encrypt_mib_s, r.decrypt_mib_s, r.implementation, note
-    )
+    let mut note = r.insecure_reason.clone().unwrap_or_default();
+    if r.throttled {
+        if !note.is_empty() {
+            note.push_str("; ");
+        }
+        note.push_str(&format!(
+            "throttled ({}-{} MHz)",
+            opt(r.clock_min_mhz, 0),
+            opt(r.clock_max_mhz, 0)
+        ));
+    }
+    let mut out = format!(
+        "| {} | {} | {:.1} | {:.1} | {} / {} | {} | {} |",
+        r.cipher,
+        r.key_bits,
+        r.encrypt_mib_s,
+        r.decrypt_mib_s,
+        cpb(r.encrypt_cycles_per_byte),
+        cpb(r.decrypt_cycles_per_byte),
+        r.implementation,
+        note
+    );
+    for t in &r.per_core_type {
+        out.push_str(&format!(
+            "\n| {} on {} (cpu {}) | {} | {:.1} | {:.1} | {} / {} | {} | {} |",
+            r.cipher,
+            t.core_type,
+            t.cpu,
+            r.key_bits,
+            t.encrypt_mib_s,
+            t.decrypt_mib_s,
+            cpb(t.encrypt_cycles_per_byte),
+            cpb(t.decrypt_cycles_per_byte),
+            r.implementation,
+            if t.throttled { "throttled" } else { "" }
+        ));
+    }
+    out
 }
 
 fn markdown(report: &Report) -> String {
@@ -351,9 +544,9 @@ fn markdown(report: &Report) -> String {
         let threads = report.settings.threads;
         let _ = writeln!(
             out,
-            "| Algorithm | Key (bits) | Encryption (MiB/s) | Decryption (MiB/s) | Implementation | Insecure |"
+            "| Algorithm | Key (bits) | Encryption (MiB/s) | Decryption (MiB/s) | Cycles/byte (enc / dec) | Implementation | Notes |"
         );
-        out.push_str("|---|---:|---:|---:|---|---|\n");
+        out.push_str("|---|---:|---:|---:|---:|---|---|\n");
         for r in &report.ciphers {
             out.push_str(&markdown_row(r));
             out.push('\n');
@@ -363,6 +556,13 @@ fn markdown(report: &Report) -> String {
             "\n{} thread(s), {} run(s) per row, MiB = 2^20 bytes.",
             threads, report.settings.runs
         );
+        let cond = conditions_text(m);
+        if !cond.is_empty() {
+            out.push('\n');
+            for l in cond.lines() {
+                let _ = writeln!(out, "- {}", l.trim_start_matches("# "));
+            }
+        }
     }
     if !report.kdfs.is_empty() {
         out.push_str("\n| KDF | Result |\n|---|---|\n");

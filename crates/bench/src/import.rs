@@ -100,6 +100,7 @@ pub fn unknown_machine(hostname: &str) -> Machine {
         cpu_features_detected: Vec::new(),
         cpu_features_disabled: Vec::new(),
         cpu_tier: String::new(),
+        ..Default::default()
     }
 }
 
@@ -389,6 +390,8 @@ impl Parser {
         let bad = || self.err("`#   thread N: 12.3 MiB/s 45.6 MiB/s`", line);
         let (t, figures) = rest.split_once(':').ok_or_else(bad)?;
         let thread: usize = t.trim().parse().map_err(|_| bad())?;
+        // A pinned worker's `[cpu 4 cortex-a76]` follows its figures.
+        let figures = figures.split('[').next().unwrap_or(figures);
         let (enc, dec) = two_figures(figures).ok_or_else(bad)?;
         if self.section != Section::Rows {
             return Err(self.err("thread lines only below the rows of this machine", line));
@@ -399,6 +402,8 @@ impl Parser {
             thread,
             encrypt_mib_s: enc,
             decrypt_mib_s: dec,
+            cpu: None,
+            core_type: None,
         });
         Ok(())
     }

@@ -18,6 +18,7 @@ pub mod import;
 pub mod kdf;
 pub mod machine;
 pub mod measure;
+pub mod platform;
 pub mod power;
 pub mod report;
 pub mod runner;

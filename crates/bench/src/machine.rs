@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use clustercrypt_catalogue::cpu;
 
 /// The machine: enough to tell results of different nodes apart and to explain them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     /// Host name.
     pub hostname: String,
@@ -33,6 +33,53 @@ pub struct Machine {
     /// `portable`; ARM `ce`, `neon`, `portable`).
     #[serde(default)]
     pub cpu_tier: String,
+    /// The clock cycles per byte are computed at (bench runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::platform::ClockRecord>,
+    /// Whether the machine was idle before the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<crate::platform::IdleRecord>,
+    /// Temperature, cpufreq and throttling over the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttling: Option<Throttling>,
+    /// Core types (one on a homogeneous CPU).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub core_types: Vec<crate::platform::CoreType>,
+}
+
+/// Time spent at one frequency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FreqTime {
+    /// Frequency, MHz.
+    pub mhz: f64,
+    /// Seconds at it during the run.
+    pub seconds: f64,
+}
+
+/// Temperature, clock and throttling over a whole run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Throttling {
+    /// Hottest thermal zone at the start, °C.
+    #[serde(default)]
+    pub temperature_start_c: Option<f64>,
+    /// Hottest reading over the run (read around every row), °C.
+    #[serde(default)]
+    pub temperature_max_c: Option<f64>,
+    /// cpufreq time_in_state differences over the run (all policies).
+    #[serde(default)]
+    pub time_in_state: Vec<FreqTime>,
+    /// `vcgencmd get_throttled` bits at the end (Raspberry Pi).
+    #[serde(default)]
+    pub vcgencmd_throttled: Option<String>,
+    /// Lowest clock seen over the run, MHz.
+    #[serde(default)]
+    pub clock_min_mhz: Option<f64>,
+    /// Highest clock seen, MHz.
+    #[serde(default)]
+    pub clock_max_mhz: Option<f64>,
+    /// Rows marked throttled.
+    #[serde(default)]
+    pub throttled_rows: usize,
 }
 
 fn names(f: cpu::CpuFeatures) -> Vec<String> {
@@ -88,6 +135,7 @@ impl Machine {
             cpu_features_detected: names(cpu::detected()),
             cpu_features_disabled: names(cpu::detected().difference(cpu::features())),
             cpu_tier: cpu::Tier::current().name().to_string(),
+            ..Default::default()
         }
     }
 }

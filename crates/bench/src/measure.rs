@@ -241,6 +241,19 @@ pub fn measure_row(
     clock: &dyn Clock,
     cancel: &AtomicBool,
 ) -> Result<RunTally, MeasureError> {
+    measure_row_pinned(spec, threads, method, clock, cancel, &[])
+}
+
+/// [`measure_row`] with worker `i` pinned to CPU `pins[i % pins.len()]`
+/// (sched_setaffinity) when `pins` is not empty.
+pub fn measure_row_pinned(
+    spec: &CipherSpec,
+    threads: usize,
+    method: &Method,
+    clock: &dyn Clock,
+    cancel: &AtomicBool,
+    pins: &[usize],
+) -> Result<RunTally, MeasureError> {
     method.validate(spec)?;
     let key = bench_key(spec);
     let threads = threads.max(1);
@@ -249,7 +262,7 @@ pub fn measure_row(
         ops.push(build(spec, &key)?);
     }
     let implementation = ops[0].backend();
-    if threads == 1 {
+    if threads == 1 && pins.is_empty() {
         let tally = measure_worker(ops[0].as_mut(), method, clock, cancel, None)?;
         return Ok(RunTally {
             workers: vec![tally],
@@ -260,9 +273,23 @@ pub fn measure_row(
     let results: Vec<Result<WorkerTally, MeasureError>> = std::thread::scope(|s| {
         let handles: Vec<_> = ops
             .iter_mut()
-            .map(|op| {
+            .enumerate()
+            .map(|(i, op)| {
                 let barrier = &barrier;
-                s.spawn(move || measure_worker(op.as_mut(), method, clock, cancel, Some(barrier)))
+                let pin = (!pins.is_empty()).then(|| pins[i % pins.len()]);
+                s.spawn(move || {
+                    // A CPU we may not use is a usage error, but every worker must
+                    // still reach the barriers: pin failures are reported after.
+                    let pinned = pin.map(crate::platform::pin_current_thread).transpose();
+                    let r = measure_worker(op.as_mut(), method, clock, cancel, Some(barrier));
+                    match pinned {
+                        Err(e) => Err(MeasureError::Method(format!(
+                            "cannot pin a worker to CPU {}: {e}",
+                            pin.unwrap_or_default()
+                        ))),
+                        Ok(_) => r,
+                    }
+                })
             })
             .collect();
         handles

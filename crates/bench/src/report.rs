@@ -8,7 +8,14 @@
 //!   "schema": "clustercrypt-bench/1",
 //!   "tool": { "name": "clustercrypt", "version": "0.1.0" },
 //!   "machine": { "hostname", "cpu_model", "cores", "memory_bytes", "kernel",
-//!                "arch", "cpu_features": ["aes", "vaes", ...] },
+//!                "arch", "cpu_features": ["aes", "vaes", ...],
+//!                "clock": { "mhz", "source", "measured_mhz", "scaling_cur_mhz", "max_mhz", "note" },
+//!                "idle": { "load_average", "busiest": [ { "pid", "name", "cpu_percent" } ],
+//!                          "others_cpu_percent", "idle" },
+//!                "throttling": { "temperature_start_c", "temperature_max_c",
+//!                   "time_in_state": [ { "mhz", "seconds" } ], "vcgencmd_throttled",
+//!                   "clock_min_mhz", "clock_max_mhz", "throttled_rows" },
+//!                "core_types": [ { "name", "implementer", "part", "capacity", "cpus" } ] },
 //!   "settings": { "min_time_s", "buffer_size", "request_size", "runs", "threads" },
 //!   "ciphers": [ {
 //!       "cipher": "aes-xts",            // cryptsetup's row label
@@ -23,7 +30,12 @@
 //!       "per_thread": [ { "thread": 0, "encrypt_mib_s", "decrypt_mib_s" } ],
 //!       "implementation": "vaes512",    // which backend ran
 //!       "insecure": false,
-//!       "insecure_reason": null
+//!       "insecure_reason": null,
+//!       "cpu_mhz": 3693.2,              // clock the c/B are computed at
+//!       "encrypt_cycles_per_byte": 0.65, "decrypt_cycles_per_byte": 0.65,
+//!       "throttled": false, "clock_min_mhz", "clock_max_mhz", "temperature_c",
+//!       "per_core_type": [ { "core_type": "cortex-a55", "cpu", "encrypt_mib_s",
+//!           "decrypt_mib_s", "cpu_mhz", "encrypt_cycles_per_byte", ... } ]
 //!   } ],
 //!   "kdfs": [ { "kdf": "pbkdf2", "hash": "sha256", "iterations_per_second", "key_bits" },
 //!             { "kdf": "argon2", "variant": "argon2id", "iterations", "memory_kib",
@@ -109,6 +121,37 @@ pub struct ThreadFigures {
     pub encrypt_mib_s: f64,
     /// Decryption MiB/s.
     pub decrypt_mib_s: f64,
+    /// The CPU the worker was pinned to (`--pin`, `--per-core-type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<usize>,
+    /// That CPU's core type (`cortex-a76`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_type: Option<String>,
+}
+
+/// A row measured on one worker pinned to one core type (`--per-core-type`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoreTypeFigures {
+    /// Core type (`cortex-a55`).
+    pub core_type: String,
+    /// The CPU the worker ran on.
+    pub cpu: usize,
+    /// Encryption MiB/s (mean over runs).
+    pub encrypt_mib_s: f64,
+    /// Decryption MiB/s.
+    pub decrypt_mib_s: f64,
+    /// That core's measured clock, MHz.
+    #[serde(default)]
+    pub cpu_mhz: Option<f64>,
+    /// Encryption cycles per byte at that clock.
+    #[serde(default)]
+    pub encrypt_cycles_per_byte: Option<f64>,
+    /// Decryption cycles per byte.
+    #[serde(default)]
+    pub decrypt_cycles_per_byte: Option<f64>,
+    /// Whether the clock dropped while it ran.
+    #[serde(default)]
+    pub throttled: bool,
 }
 
 /// The figures of one run of a row, in MiB/s.
@@ -151,6 +194,33 @@ pub struct CipherRow {
     pub insecure: bool,
     /// Why, when insecure.
     pub insecure_reason: Option<String>,
+    /// The core clock the cycles per byte are computed at, MHz (measured
+    /// around the row, or `--cpu-mhz`); absent in old results and imports.
+    #[serde(default)]
+    pub cpu_mhz: Option<f64>,
+    /// Encryption cycles per byte per core: clock x workers / throughput.
+    #[serde(default)]
+    pub encrypt_cycles_per_byte: Option<f64>,
+    /// Decryption cycles per byte per core.
+    #[serde(default)]
+    pub decrypt_cycles_per_byte: Option<f64>,
+    /// Whether the clock dropped while the row ran (cpufreq time_in_state,
+    /// the timed clock before and after, or `vcgencmd get_throttled`).
+    #[serde(default)]
+    pub throttled: bool,
+    /// Lowest clock seen during the row, MHz.
+    #[serde(default)]
+    pub clock_min_mhz: Option<f64>,
+    /// Highest clock seen during the row, MHz.
+    #[serde(default)]
+    pub clock_max_mhz: Option<f64>,
+    /// Hottest thermal zone after the row, °C.
+    #[serde(default)]
+    pub temperature_c: Option<f64>,
+    /// One worker on each core type in turn (`--per-core-type`); the row's own
+    /// figures are then the all-core aggregate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_core_type: Vec<CoreTypeFigures>,
 }
 
 impl CipherRow {
@@ -174,6 +244,8 @@ impl CipherRow {
                     thread: t,
                     encrypt_mib_s: mean(|p| p.0),
                     decrypt_mib_s: mean(|p| p.1),
+                    cpu: None,
+                    core_type: None,
                 }
             })
             .collect();
@@ -192,6 +264,14 @@ impl CipherRow {
             implementation: implementation.to_string(),
             insecure: spec.is_broken(),
             insecure_reason: spec.insecurity(),
+            cpu_mhz: None,
+            encrypt_cycles_per_byte: None,
+            decrypt_cycles_per_byte: None,
+            throttled: false,
+            clock_min_mhz: None,
+            clock_max_mhz: None,
+            temperature_c: None,
+            per_core_type: Vec::new(),
         })
     }
 }

@@ -245,6 +245,7 @@ fn own_text_output_round_trips() {
         runs: 2,
         pbkdf2_time: Duration::from_millis(5),
         argon2: Argon2Limits::for_machine(1 << 30, 2),
+        probe: Default::default(),
     };
     let cancel = AtomicBool::new(false);
     let mut report = runner::run(&plan, "test", &MonotonicClock::default(), &cancel, &Silent)

@@ -15,6 +15,7 @@ pub mod backends;
 pub mod chacha;
 pub mod ciphers;
 pub mod cpu;
+pub mod cycles;
 pub mod dispatch;
 pub mod modes;
 pub mod op;

@@ -8,13 +8,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clustercrypt_bench::clock::MonotonicClock;
-use clustercrypt_bench::export::Format;
+use clustercrypt_bench::export::{Format, RenderOptions};
 use clustercrypt_bench::files::{self, FilePlan};
 use clustercrypt_bench::kdf::{Argon2Limits, KdfSpec};
 use clustercrypt_bench::machine::Machine;
 use clustercrypt_bench::measure::{MeasureError, Method};
+use clustercrypt_bench::platform::{self, IdleRecord, SysRoot};
 use clustercrypt_bench::report::{Report, Settings};
-use clustercrypt_bench::runner::{self, Observer, Plan};
+use clustercrypt_bench::runner::{self, Observer, Plan, Probe};
 use clustercrypt_catalogue::{CipherSpec, catalogue, cryptsetup_defaults};
 use clustercrypt_engine::format::DEFAULT_CHUNK_SIZE;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -71,16 +72,46 @@ pub(crate) fn plan(args: &BenchArgs) -> Result<Plan, CliError> {
     if let Some(p) = args.pbkdf_parallel {
         argon2.parallel = p;
     }
+    let threads = if args.per_core_type && args.threads == 1 {
+        platform::allowed_cpus().len().max(1)
+    } else {
+        args.threads
+    };
     Ok(Plan {
         ciphers,
         kdfs,
         method,
-        threads: args.threads,
+        threads,
         runs: args.runs as usize,
         // A quarter of the per-row time gives stable PBKDF2 figures quickly.
         pbkdf2_time: Duration::from_secs_f64((args.time / 4.0).max(0.05)),
         argon2,
+        probe: Probe {
+            cpu_mhz: args.cpu_mhz,
+            pin: args.pin,
+            per_core_type: args.per_core_type,
+            root: SysRoot::default(),
+        },
     })
+}
+
+/// Checks that the machine is idle: a warning on stderr, or with `--strict` a refusal.
+fn idle_check(strict: bool) -> Result<IdleRecord, CliError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let rec = platform::check_idle(&SysRoot::default(), cores, Duration::from_millis(300));
+    if !rec.idle {
+        if strict {
+            return Err(CliError::Failed(anyhow::anyhow!(
+                "the machine is not idle ({}); figures would be low. Stop the other work or run without --strict",
+                rec.describe()
+            )));
+        }
+        eprintln!(
+            "clustercrypt: warning: the machine is not idle ({}); figures may be low",
+            rec.describe()
+        );
+    }
+    Ok(rec)
 }
 
 /// A progress bar on stderr, only when stderr is a terminal.
@@ -252,6 +283,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return crate::cluster::bench(args, &plan, format);
     }
     let source = args.power.source(false)?;
+    let idle = if plan.ciphers.is_empty() {
+        None
+    } else {
+        Some(idle_check(args.strict)?)
+    };
     install_cancel_handler()?;
     let progress = Progress::new(plan.steps());
     let power = source.as_ref().map(|s| PowerObserver::new(&progress, s));
@@ -267,11 +303,15 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         Err(MeasureError::Method(m)) => return Err(CliError::Usage(m)),
         Err(e) => return Err(CliError::Failed(e.into())),
     };
+    report.machine.idle = idle;
     if let Some(p) = power {
         report.power = p.readings(&report)?;
         args.power.apply_cost(&mut report.power);
     }
-    write_output(args.output.as_deref(), &format.render(&report))?;
+    let opts = RenderOptions {
+        cycles: args.cycles,
+    };
+    write_output(args.output.as_deref(), &format.render_with(&report, &opts))?;
     if report.interrupted {
         return Err(CliError::Interrupted);
     }

@@ -128,6 +128,29 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N|all", default_value = "1", value_parser = parse_threads)]
     pub threads: usize,
 
+    /// Text output: a cycles-per-byte column (JSON, CSV and Markdown always have it).
+    #[arg(long)]
+    pub cycles: bool,
+
+    /// The core clock in MHz for cycles per byte, instead of measuring it
+    /// (a timed chain of dependent adds, checked against cpufreq).
+    #[arg(long, value_name = "MHZ", value_parser = crate::sizes::parse_mhz)]
+    pub cpu_mhz: Option<f64>,
+
+    /// Refuse to run (exit 1) when the machine is not idle (load average, busy processes).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Pin worker i to the i-th CPU this process may use (sched_setaffinity);
+    /// per-thread lines then name each worker's CPU and core type.
+    #[arg(long)]
+    pub pin: bool,
+
+    /// Also run each row on one pinned worker per core type (big.LITTLE: e.g.
+    /// Cortex-A55 and A76), next to the all-core aggregate (implies --threads all --pin).
+    #[arg(long, conflicts_with = "cluster")]
+    pub per_core_type: bool,
+
     /// Output format.
     #[arg(long, value_name = "FORMAT", default_value = "text",
           value_parser = ["text", "json", "csv", "markdown"])]

@@ -82,6 +82,7 @@ fn measure(seconds: f64) -> Result<Report, CliError> {
         runs: 1,
         pbkdf2_time: Duration::from_millis(50),
         argon2: Argon2Limits::for_machine(0, 1),
+        probe: Default::default(),
     };
     ctrlc::set_handler(|| CANCEL.store(true, Ordering::SeqCst))
         .context("cannot install the Ctrl-C handler")?;

@@ -61,6 +61,14 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses `--cpu-mhz`: a positive clock in MHz, at most 100 GHz.
+pub fn parse_mhz(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 100_000.0 => Ok(v),
+        _ => Err(format!("'{text}' is not a clock in MHz (example: 1800)")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -493,3 +493,110 @@ unsafe extern "C" {
     #[link_name = "kill"]
     fn libc_kill(pid: i32, sig: i32) -> i32;
 }
+
+#[test]
+fn clock_cycles_idleness_and_throttling_in_json() {
+    let j = json_of(&["--cipher", "aes-cbc-essiv:sha256"]);
+    let m = &j["machine"];
+    let mhz = m["clock"]["mhz"].as_f64().expect("a clock");
+    assert!(mhz > 100.0, "{mhz}");
+    assert!(m["idle"]["load_average"].as_array().unwrap().len() == 3);
+    assert!(m["idle"]["idle"].is_boolean());
+    assert!(m["throttling"]["throttled_rows"].is_u64());
+    let r = &j["ciphers"][0];
+    let cpb = r["encrypt_cycles_per_byte"].as_f64().unwrap();
+    let mib = r["encrypt_mib_s"].as_f64().unwrap();
+    let row_mhz = r["cpu_mhz"].as_f64().unwrap();
+    assert!((cpb - row_mhz * 1e6 / (mib * 1_048_576.0)).abs() < 1e-6 * cpb);
+    assert!(r["throttled"].is_boolean());
+
+    let j = json_of(&["--cipher", "aes-cbc-essiv:sha256", "--cpu-mhz", "1000"]);
+    assert_eq!(j["machine"]["clock"]["source"], "override");
+    assert_eq!(j["ciphers"][0]["cpu_mhz"], 1000.0);
+    usage_error(&["bench", "--cpu-mhz", "0"], "not a clock in MHz");
+}
+
+#[test]
+fn cycles_column_only_when_asked() {
+    let run = |extra: &[&str]| {
+        let out = cc()
+            .arg("bench")
+            .args(FAST)
+            .args(["--cipher", "aes-xts-plain64"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    let plain = run(&[]);
+    assert!(
+        !plain.contains("c/B") && !plain.contains("clock"),
+        "{plain}"
+    );
+    let cycles = run(&["--cycles"]);
+    assert!(cycles.contains("# clock: "), "{cycles}");
+    let header = cycles
+        .lines()
+        .find(|l| l.starts_with("#     Algorithm"))
+        .unwrap();
+    assert!(
+        header.ends_with("|  Enc cycles/B |  Dec cycles/B"),
+        "{header}"
+    );
+    let row = cycles.lines().find(|l| l.contains("aes-xts")).unwrap();
+    assert_eq!(row.matches(" c/B").count(), 2, "{row}");
+    // The table part still parses as cryptsetup's: same width up to the column.
+    assert_eq!(
+        row.find("MiB/s"),
+        plain
+            .lines()
+            .find(|l| l.contains("aes-xts"))
+            .unwrap()
+            .find("MiB/s")
+    );
+}
+
+#[test]
+fn strict_refuses_a_busy_machine() {
+    let out = cc()
+        .arg("bench")
+        .args(FAST)
+        .args(["--cipher", "aes-xts-plain64", "--strict"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => assert!(!err.contains("not idle"), "{err}"),
+        Some(1) => {
+            assert!(
+                err.contains("the machine is not idle (load average"),
+                "{err}"
+            );
+            assert!(out.stdout.is_empty(), "nothing measured, nothing printed");
+        }
+        c => panic!("exit {c:?}: {err}"),
+    }
+}
+
+#[test]
+fn per_core_type_rows_and_pinned_threads() {
+    let j = json_of(&["--cipher", "aes-xts-plain64", "--per-core-type"]);
+    let types = j["machine"]["core_types"].as_array().unwrap();
+    assert!(!types.is_empty());
+    let r = &j["ciphers"][0];
+    let per = r["per_core_type"].as_array().unwrap();
+    assert_eq!(per.len(), types.len());
+    assert_eq!(per[0]["core_type"], types[0]["name"]);
+    assert!(per[0]["encrypt_cycles_per_byte"].as_f64().unwrap() > 0.0);
+    // The aggregate runs on every CPU, each worker pinned and named.
+    let threads = r["threads"].as_u64().unwrap() as usize;
+    let pt = r["per_thread"].as_array().unwrap();
+    assert_eq!(pt.len(), threads);
+    for (i, t) in pt.iter().enumerate() {
+        assert!(t["cpu"].is_u64(), "thread {i}");
+        assert!(t["core_type"].as_str().is_some(), "thread {i}");
+    }
+}

@@ -41,11 +41,14 @@ pub enum FigureKind {
     Power,
     /// MiB/s per watt.
     Efficiency,
+    /// Cycles per byte per cipher at each machine's measured clock: boards
+    /// compared at equal clock.
+    CyclesPerByte,
 }
 
 impl FigureKind {
     /// Every figure, in report order.
-    pub const ALL: [FigureKind; 9] = [
+    pub const ALL: [FigureKind; 10] = [
         FigureKind::Throughput,
         FigureKind::ClusterEncrypt,
         FigureKind::ClusterDecrypt,
@@ -55,6 +58,7 @@ impl FigureKind {
         FigureKind::Hpl,
         FigureKind::Power,
         FigureKind::Efficiency,
+        FigureKind::CyclesPerByte,
     ];
 
     /// Name on the command line and in file names (`cluster-encrypt`).
@@ -69,6 +73,7 @@ impl FigureKind {
             FigureKind::Hpl => "hpl",
             FigureKind::Power => "power",
             FigureKind::Efficiency => "efficiency",
+            FigureKind::CyclesPerByte => "cycles-per-byte",
         }
     }
 
@@ -91,6 +96,9 @@ impl FigureKind {
             FigureKind::Hpl => "HPL results (clustercrypt hpl) or --ref hpl",
             FigureKind::Power => "power readings or --ref power",
             FigureKind::Efficiency => "power readings with MiB/s, or --ref power with throughput",
+            FigureKind::CyclesPerByte => {
+                "cipher rows with a clock (clustercrypt bench, or --cpu-mhz)"
+            }
         }
     }
 }
@@ -366,6 +374,7 @@ pub fn build(kind: FigureKind, results: &[Results], refs: &ReferenceData) -> Opt
         FigureKind::Hpl => hpl(results, refs),
         FigureKind::Power => power(results, refs),
         FigureKind::Efficiency => efficiency(results, refs),
+        FigureKind::CyclesPerByte => cycles_per_byte(results),
     };
     Some(fig).filter(|f| !f.is_empty())
 }
@@ -428,6 +437,79 @@ fn throughput(results: &[Results], refs: &ReferenceData) -> Figure {
         "Throughput per cipher and mode: encryption and decryption",
         Axis::new("cipher", "", Scale::Categories(categories)),
         Axis::new("throughput", "MiB/s", Scale::Linear),
+    );
+    fig.series = set.finish();
+    fig.notes = notes;
+    fig
+}
+
+/// Encryption and decryption cycles per byte of every row that has a clock, one
+/// series per machine (and per core type with `--per-core-type`); rows measured
+/// while throttled are named in the notes.
+fn cycles_per_byte(results: &[Results]) -> Figure {
+    let mut categories: Vec<String> = Vec::new();
+    for r in results {
+        for row in &r.report.ciphers {
+            let name = row_name(&row.cipher, row.key_bits);
+            if row.encrypt_cycles_per_byte.is_some() && !categories.contains(&name) {
+                categories.push(name);
+            }
+        }
+    }
+    let mut set = SeriesSet::default();
+    let mut notes = Vec::new();
+    for r in results {
+        let clock = r.report.machine.clock.as_ref();
+        let mut any = false;
+        for row in &r.report.ciphers {
+            let Some(i) = categories
+                .iter()
+                .position(|c| *c == row_name(&row.cipher, row.key_bits))
+            else {
+                continue;
+            };
+            let x = i as f64;
+            for (dir, v) in [
+                ("encrypt", row.encrypt_cycles_per_byte),
+                ("decrypt", row.decrypt_cycles_per_byte),
+            ] {
+                if let Some(v) = v {
+                    any = true;
+                    set.push(format!("{} {dir}", r.label), Origin::Measured, (x, v));
+                }
+            }
+            for t in &row.per_core_type {
+                if let Some(v) = t.encrypt_cycles_per_byte {
+                    set.push(
+                        format!("{} {} encrypt", r.label, t.core_type),
+                        Origin::Measured,
+                        (x, v),
+                    );
+                }
+            }
+            if row.throttled {
+                notes.push(format!(
+                    "{}: {} {}b was measured while the clock dropped ({}-{} MHz)",
+                    r.label,
+                    row.cipher,
+                    row.key_bits,
+                    row.clock_min_mhz.map_or("?".into(), |v| format!("{v:.0}")),
+                    row.clock_max_mhz.map_or("?".into(), |v| format!("{v:.0}"))
+                ));
+            }
+        }
+        if any && let Some(c) = clock {
+            notes.push(format!(
+                "{}: cycles per byte at {:.0} MHz ({})",
+                r.label, c.mhz, c.source
+            ));
+        }
+    }
+    let mut fig = Figure::new(
+        FigureKind::CyclesPerByte,
+        "Cycles per byte at each machine's measured clock (lower is better)",
+        Axis::new("cipher", "", Scale::Categories(categories)),
+        Axis::new("cycles per byte", "c/B", Scale::Linear),
     );
     fig.series = set.finish();
     fig.notes = notes;
@@ -918,6 +1000,7 @@ pub(crate) mod tests {
             cpu_features_detected: Vec::new(),
             cpu_features_disabled: Vec::new(),
             cpu_tier: String::new(),
+            ..Default::default()
         }
     }
 
@@ -936,7 +1019,7 @@ pub(crate) mod tests {
 
     pub(crate) fn cipher_row(spec: &str, bits: usize, enc: f64, dec: f64) -> CipherRow {
         let spec = CipherSpec::parse(spec, Some(bits)).unwrap();
-        CipherRow::from_runs(
+        let mut row = CipherRow::from_runs(
             &spec,
             1,
             "soft",
@@ -945,7 +1028,68 @@ pub(crate) mod tests {
                 workers: vec![(enc, dec)],
             }],
         )
-        .unwrap()
+        .unwrap();
+        // A 1500 MHz core.
+        row.cpu_mhz = Some(1500.0);
+        row.encrypt_cycles_per_byte = Some(1500e6 / (enc * 1_048_576.0));
+        row.decrypt_cycles_per_byte = Some(1500e6 / (dec * 1_048_576.0));
+        row
+    }
+
+    #[test]
+    fn cycles_per_byte_per_machine_and_throttled_rows_noted() {
+        let mut pi = full("pi");
+        pi.ciphers[1].throttled = true;
+        pi.ciphers[1].clock_min_mhz = Some(1200.0);
+        pi.ciphers[1].clock_max_mhz = Some(1400.0);
+        pi.machine.clock = Some(clustercrypt_bench::platform::ClockRecord {
+            mhz: 1500.0,
+            source: "measured".into(),
+            measured_mhz: Some(1500.0),
+            scaling_cur_mhz: None,
+            max_mhz: None,
+            note: None,
+        });
+        let mut old = full("old");
+        for row in &mut old.ciphers {
+            row.encrypt_cycles_per_byte = None;
+            row.decrypt_cycles_per_byte = None;
+        }
+        let res = vec![
+            Results {
+                label: "pi".into(),
+                report: pi,
+            },
+            Results {
+                label: "old".into(),
+                report: old,
+            },
+        ];
+        let f = build(FigureKind::CyclesPerByte, &res, &ReferenceData::default()).unwrap();
+        let enc = f.series.iter().find(|s| s.name == "pi encrypt").unwrap();
+        // aes-cbc at 50 MiB/s on 1500 MHz: 28.6 c/B.
+        assert!((enc.points[0].1 - 1500e6 / (50.0 * 1_048_576.0)).abs() < 1e-9);
+        assert!(f.series.iter().all(|s| !s.name.starts_with("old")));
+        assert!(
+            f.notes
+                .iter()
+                .any(|n| n.contains("twofish-cbc 256b") && n.contains("1200-1400"))
+        );
+        assert!(
+            f.notes
+                .iter()
+                .any(|n| n == "pi: cycles per byte at 1500 MHz (measured)")
+        );
+        // Results from before the clock was measured have no such figure.
+        let old_only = vec![res[1].clone()];
+        assert!(
+            build(
+                FigureKind::CyclesPerByte,
+                &old_only,
+                &ReferenceData::default()
+            )
+            .is_none()
+        );
     }
 
     fn cluster_row(cipher: &str, bits: usize, nodes: usize, enc: f64) -> ClusterRow {
@@ -1244,7 +1388,10 @@ pub(crate) mod tests {
             report: empty("x"),
         }];
         assert!(build_all(&none, &ReferenceData::default()).is_empty());
-        assert_eq!(build_all(&results("x"), &ReferenceData::default()).len(), 9);
+        assert_eq!(
+            build_all(&results("x"), &ReferenceData::default()).len(),
+            10
+        );
     }
 
     #[test]

@@ -170,6 +170,21 @@ fn machines(results: &[Results]) -> String {
                 ),
             ),
         ];
+        // Clock, idleness, throttling and core types, as the text output says them.
+        for line in clustercrypt_bench::export::conditions_text(m).lines() {
+            let line = line.trim_start_matches("# ");
+            let (k, v) = line.split_once(": ").unwrap_or(("conditions", line));
+            rows.push((
+                match k {
+                    "clock" => "clock",
+                    "throttling" => "throttling",
+                    "core types" => "core types",
+                    "idle" => "idle",
+                    _ => "not idle",
+                },
+                v.to_string(),
+            ));
+        }
         if let Some(c) = &r.report.cluster {
             rows.push(("cluster", format!("{} ranks", c.ranks)));
         }

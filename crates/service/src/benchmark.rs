@@ -52,6 +52,7 @@ pub fn quick_plan() -> Plan {
         runs: 1,
         pbkdf2_time: Duration::from_millis(50),
         argon2: Argon2Limits::for_machine(machine.memory_bytes, machine.cores),
+        probe: Default::default(),
     }
 }
 
