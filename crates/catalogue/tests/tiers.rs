@@ -11,6 +11,10 @@
 #[allow(dead_code)]
 mod kat;
 
+#[path = "wide.rs"]
+#[allow(dead_code)]
+mod wide;
+
 use std::io::Write;
 use std::process::Command;
 
