@@ -805,7 +805,11 @@ mod tests {
             .find(|a| a.starts_with("aes-hctr2-plain64"))
             .expect("HCTR2 listed");
         assert!(hctr2.contains("400.0 MiB/s, 0.50 times"), "{hctr2}");
-        assert!(disk.alternatives.iter().any(|a| a.starts_with(ADIANTUM_SPEC)));
+        assert!(
+            disk.alternatives
+                .iter()
+                .any(|a| a.starts_with(ADIANTUM_SPEC))
+        );
     }
 
     #[test]

@@ -53,7 +53,11 @@ pub fn catalogue() -> Vec<CipherSpec> {
     rows.push(
         CipherSpec::new(Algorithm::ChaCha20, Mode::Poly1305, IvGen::Random, 256).expect("valid"),
     );
-    for mode in [Mode::AdiantumXChaCha12, Mode::AdiantumXChaCha20, Mode::Hctr2] {
+    for mode in [
+        Mode::AdiantumXChaCha12,
+        Mode::AdiantumXChaCha20,
+        Mode::Hctr2,
+    ] {
         rows.push(CipherSpec::new(Algorithm::Aes, mode, IvGen::Plain64, 256).expect("valid"));
     }
     rows

@@ -180,7 +180,9 @@ pub fn build_with(
             }))
         }
         Mode::Xts => build_xts(spec, key),
-        Mode::AdiantumXChaCha12 | Mode::AdiantumXChaCha20 | Mode::Hctr2 => build_wide(spec, key, crate::wide::SECTOR_BYTES),
+        Mode::AdiantumXChaCha12 | Mode::AdiantumXChaCha20 | Mode::Hctr2 => {
+            build_wide(spec, key, crate::wide::SECTOR_BYTES)
+        }
         Mode::Ecb | Mode::Cbc | Mode::Ctr => {
             let essiv = match spec.iv {
                 IvGen::EssivSha256 => Some(essiv_cipher(spec.algorithm, key)?),

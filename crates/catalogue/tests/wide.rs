@@ -21,7 +21,13 @@ fn vectors(text: &str, fields: usize) -> Vec<Vector> {
         .map(|(i, l)| {
             let f: Vec<Vec<u8>> = l
                 .split_whitespace()
-                .map(|h| if h == "-" { Vec::new() } else { hex::decode(h).unwrap() })
+                .map(|h| {
+                    if h == "-" {
+                        Vec::new()
+                    } else {
+                        hex::decode(h).unwrap()
+                    }
+                })
                 .collect();
             assert_eq!(f.len(), fields, "line {}", i + 1);
             Vector {

@@ -36,10 +36,7 @@ pub struct Hctr2<C> {
 /// multiply and the mask allows it, else the crate's portable field arithmetic.
 enum Polyval {
     Crate(polyval::Polyval),
-    Soft {
-        h: FieldElement,
-        acc: FieldElement,
-    },
+    Soft { h: FieldElement, acc: FieldElement },
 }
 
 impl Polyval {

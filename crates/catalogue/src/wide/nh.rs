@@ -124,7 +124,11 @@ mod tests {
             let got = nh(&key, &msg);
             let want = nh_reference(&key_bytes, &msg);
             for (g, w) in got.chunks_exact(8).zip(want) {
-                assert_eq!(u64::from_le_bytes(g.try_into().unwrap()), w, "{units} units");
+                assert_eq!(
+                    u64::from_le_bytes(g.try_into().unwrap()),
+                    w,
+                    "{units} units"
+                );
             }
         }
     }
