@@ -23,6 +23,8 @@ pub enum AesImpl {
     ArmCe,
     /// Constant-time NEON without AES instructions.
     Neon,
+    /// Constant-time SSSE3 without AES instructions (x86-64).
+    Ssse3,
     /// Portable constant-time code.
     Soft,
 }
@@ -36,6 +38,7 @@ impl AesImpl {
             AesImpl::AesNi => "aesni",
             AesImpl::ArmCe => "armv8-ce",
             AesImpl::Neon => "neon",
+            AesImpl::Ssse3 => "ssse3",
             AesImpl::Soft => "soft",
         }
     }
@@ -48,12 +51,29 @@ pub fn aes_for(f: CpuFeatures) -> AesImpl {
             (true, true, true) => AesImpl::Vaes512,
             (true, true, false) => AesImpl::Vaes256,
             (true, false, _) => AesImpl::AesNi,
+            _ if ssse3() => AesImpl::Ssse3,
             _ => AesImpl::Soft,
         }
     } else if f.aes {
         AesImpl::ArmCe
+    } else if f.neon && cfg!(target_arch = "aarch64") {
+        AesImpl::Neon
     } else {
         AesImpl::Soft
+    }
+}
+
+/// Whether the x86-64 CPU has SSSE3. The mask has no name for it: SSSE3 is
+/// older than every x86 feature the tiers mask, and OpenSSL and libgcrypt use
+/// it at the same tier, so the portable tier keeps it.
+fn ssse3() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::aes::x86_ssse3::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -174,8 +194,9 @@ pub fn aead_name(aes_gcm: bool) -> &'static str {
     };
     let x86 = cfg!(any(target_arch = "x86_64", target_arch = "x86"));
     match aes_gcm {
+        // AWS-LC's VAES GCM needs AVX-512; with VAES on 256-bit registers only it
+        // runs its AES-NI code (aesni-gcm-x86_64).
         true if x86 && f.vaes && f.vpclmul && f.avx512 => "aws-lc:vaes512",
-        true if x86 && f.vaes && f.vpclmul => "aws-lc:vaes256",
         true if f.aes && f.pmull => {
             if x86 {
                 "aws-lc:aesni"
@@ -208,12 +229,34 @@ mod tests {
         assert_eq!(aes_for(at(Tier::Avx512)), AesImpl::Vaes512);
         assert_eq!(aes_for(at(Tier::VaesAvx2)), AesImpl::Vaes256);
         assert_eq!(aes_for(at(Tier::AesniAvx2)), AesImpl::AesNi);
-        assert_eq!(aes_for(at(Tier::Portable)), AesImpl::Soft);
+        let no_aes = if ssse3() {
+            AesImpl::Ssse3
+        } else {
+            AesImpl::Soft
+        };
+        assert_eq!(aes_for(at(Tier::Portable)), no_aes);
         assert_eq!(chacha_for(at(Tier::AesniAvx2)), ChaChaImpl::Avx2);
         assert_eq!(chacha_for(at(Tier::Portable)), ChaChaImpl::Sse2);
         assert_eq!(
             aes_for(full.without(parse_mask("avx2").unwrap())),
             AesImpl::AesNi
         );
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn every_arm_tier_has_its_aes() {
+        use crate::cpu::{Tier, parse_mask};
+        let full = CpuFeatures {
+            vaes: false,
+            vpclmul: false,
+            avx2: false,
+            avx512: false,
+            ..CpuFeatures::ALL
+        };
+        let at = |t: Tier| full.without(parse_mask(t.mask()).unwrap());
+        assert_eq!(aes_for(at(Tier::ArmCe)), AesImpl::ArmCe);
+        assert_eq!(aes_for(at(Tier::ArmNeon)), AesImpl::Neon);
+        assert_eq!(aes_for(at(Tier::ArmPortable)), AesImpl::Soft);
     }
 }

@@ -9,6 +9,7 @@
 //! has a cipher loop of its own.
 
 pub mod aead;
+pub mod aes;
 pub mod algorithm;
 pub mod backends;
 pub mod ciphers;

@@ -188,30 +188,15 @@ fn mul_alpha(t: u128) -> u128 {
     (t << 1) ^ (0x87 * u128::from(carry))
 }
 
-/// `REDUCE8[b]` = b(x)·(x^7 + x^2 + x + 1) carry-less: what the byte `b` shifted out
-/// of the top of a tweak folds back into its bottom, since x^128 = x^7 + x^2 + x + 1.
-const REDUCE8: [u16; 256] = {
-    let mut table = [0u16; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut r = 0u16;
-        let mut i = 0;
-        while i < 8 {
-            if (b >> i) & 1 == 1 {
-                r ^= 0x87 << i;
-            }
-            i += 1;
-        }
-        table[b] = r;
-        b += 1;
-    }
-    table
-};
-
-/// Multiplies a tweak by α^8: one table lookup instead of eight dependent steps.
+/// Multiplies a tweak by α^8. The byte `b` shifted out of the top folds back
+/// into the bottom as b(x)·(x^7 + x^2 + x + 1), since x^128 = x^7 + x^2 + x + 1:
+/// a carry-less product by a constant, i.e. four shifts XORed. No table: the
+/// tweak is secret (it is the tweak key's encryption of the sector number), and
+/// a table indexed by it would leak through the cache.
 #[inline(always)]
 fn mul_alpha8(t: u128) -> u128 {
-    (t << 8) ^ u128::from(REDUCE8[(t >> 120) as usize])
+    let b = (t >> 120) as u16;
+    (t << 8) ^ u128::from(b ^ (b << 1) ^ (b << 2) ^ (b << 7))
 }
 
 /// Tweak lanes: consecutive tweaks are a serial chain (T·α), which caps XTS

@@ -106,11 +106,52 @@ impl Default for BuildOptions {
 /// the hardware; where that is not what the mask allows, the name says so.
 fn aes_label() -> &'static str {
     let want = dispatch::aes();
-    if want == dispatch::aes_crate_choice() {
+    if want == dispatch::aes_crate_choice() || our_aes(want) {
         want.name()
     } else {
         "aes-crate-unmasked"
     }
+}
+
+/// Whether `which` is one of our AES implementations rather than the `aes`
+/// crate's.
+fn our_aes(which: dispatch::AesImpl) -> bool {
+    match which {
+        dispatch::AesImpl::Soft => true,
+        #[cfg(target_arch = "x86_64")]
+        dispatch::AesImpl::Ssse3 => true,
+        #[cfg(target_arch = "aarch64")]
+        dispatch::AesImpl::Neon => true,
+        _ => false,
+    }
+}
+
+/// Calls `$f::<Type>($args)` with the AES type of `$bytes`-byte keys that
+/// [`dispatch::aes`] chooses.
+macro_rules! with_aes {
+    ($bytes:expr, $f:ident ( $($args:expr),* )) => {{
+        use crate::aes;
+        match (dispatch::aes(), $bytes) {
+            #[cfg(target_arch = "aarch64")]
+            (dispatch::AesImpl::Neon, 16) => $f::<aes::aarch64_neon::Aes128>($($args),*),
+            #[cfg(target_arch = "aarch64")]
+            (dispatch::AesImpl::Neon, 24) => $f::<aes::aarch64_neon::Aes192>($($args),*),
+            #[cfg(target_arch = "aarch64")]
+            (dispatch::AesImpl::Neon, _) => $f::<aes::aarch64_neon::Aes256>($($args),*),
+            #[cfg(target_arch = "x86_64")]
+            (dispatch::AesImpl::Ssse3, 16) => $f::<aes::x86_ssse3::Aes128>($($args),*),
+            #[cfg(target_arch = "x86_64")]
+            (dispatch::AesImpl::Ssse3, 24) => $f::<aes::x86_ssse3::Aes192>($($args),*),
+            #[cfg(target_arch = "x86_64")]
+            (dispatch::AesImpl::Ssse3, _) => $f::<aes::x86_ssse3::Aes256>($($args),*),
+            (dispatch::AesImpl::Soft, 16) => $f::<aes::soft::Aes128>($($args),*),
+            (dispatch::AesImpl::Soft, 24) => $f::<aes::soft::Aes192>($($args),*),
+            (dispatch::AesImpl::Soft, _) => $f::<aes::soft::Aes256>($($args),*),
+            (_, 16) => $f::<::aes::Aes128>($($args),*),
+            (_, 24) => $f::<::aes::Aes192>($($args),*),
+            (_, _) => $f::<::aes::Aes256>($($args),*),
+        }
+    }};
 }
 
 /// The ChaCha20 row's implementation name (see [`aes_label`]).
@@ -266,6 +307,17 @@ where
     }))
 }
 
+fn keyed_aes<C>(
+    key: &[u8],
+    algorithm: Algorithm,
+    backend: &'static str,
+) -> Result<Box<dyn CipherModes>, CipherError>
+where
+    C: KeyInit + BlockCipherEncrypt + BlockCipherDecrypt + Send + 'static,
+{
+    keyed(C::new_from_slice(key), algorithm, key.len(), backend)
+}
+
 /// Keys the block cipher `algorithm` with `key` (its length picks the variant:
 /// AES-128/192/256, Blowfish 4-56 bytes, ...). `repeats` applies the block
 /// function that many times per block (TEA and XTEA only). This is the one
@@ -281,9 +333,7 @@ pub fn block_modes(
     let aes = aes_label();
     let (a, n) = (algorithm, key.len());
     match (algorithm, key.len()) {
-        (Algorithm::Aes, 16) => keyed(aes::Aes128::new_from_slice(key), a, n, aes),
-        (Algorithm::Aes, 24) => keyed(aes::Aes192::new_from_slice(key), a, n, aes),
-        (Algorithm::Aes, _) => keyed(aes::Aes256::new_from_slice(key), a, n, aes),
+        (Algorithm::Aes, _) => with_aes!(n, keyed_aes(key, a, aes)),
         (Algorithm::Serpent, _) => keyed(
             ciphers::Serpent::new_from_slice(key),
             a,
@@ -331,9 +381,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
     }
     let aes = aes_label();
     Ok(match (spec.algorithm, key.len() / 2) {
-        (Algorithm::Aes, 16) => xts::<aes::Aes128>(spec, key, aes),
-        (Algorithm::Aes, 24) => xts::<aes::Aes192>(spec, key, aes),
-        (Algorithm::Aes, _) => xts::<aes::Aes256>(spec, key, aes),
+        (Algorithm::Aes, n) => with_aes!(n, xts(spec, key, aes)),
         (Algorithm::Serpent, _) => xts::<ciphers::Serpent>(spec, key, ciphers::serpent_backend()),
         (Algorithm::Twofish, _) => xts::<ciphers::twofish::Twofish>(spec, key, "table"),
         (Algorithm::Camellia, 16) => xts::<camellia::Camellia128>(spec, key, "soft"),

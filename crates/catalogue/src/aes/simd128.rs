@@ -1,0 +1,309 @@
+//! Constant-time AES on 128-bit vector registers: eight blocks bitsliced in
+//! eight registers (Käsper and Schwabe, "Faster and Timing-Attack Resistant
+//! AES-GCM", CHES 2009; the layout of the Linux kernel's `aes-neonbs`).
+//!
+//! Register `i` holds bit `i` of all 128 state bytes: its byte `j` is one
+//! state position and the eight bits of that byte are the eight blocks. The
+//! positions are stored row by row (`j = 4·row + column`), so that a row
+//! rotation (MixColumns) is a rotation of the register by four bytes, and
+//! ShiftRows a fixed byte permutation (`tbl` on NEON, `pshufb` on x86).
+//! Permutation indices are constants, never data: no secret-dependent
+//! lookups or branches.
+//!
+//! The architecture modules provide the [`Vector`] operations and the cipher
+//! types; the rounds are here, once.
+
+use cipher::InOutBuf;
+
+use super::bitsliced::{
+    ByteKeys, MAX_ROUND_KEYS, Rows, State, add_round_key, inv_mix_columns, inv_sub_bytes_no_nots,
+    mix_columns, mix_columns_by, sub_bytes_no_nots,
+};
+use zeroize::Zeroize;
+
+/// Blocks per call.
+pub const PAR_BLOCKS: usize = 8;
+
+/// A block of 16 bytes.
+pub(crate) type Block = cipher::Block<super::soft::Aes128>;
+
+/// The operations the rounds need from a 128-bit register.
+pub(crate) trait Vector: Rows {
+    /// Loads 16 bytes.
+    fn load(bytes: &[u8; 16]) -> Self;
+    /// Stores 16 bytes.
+    fn store(self, bytes: &mut [u8; 16]);
+    /// Every byte equal to `b`.
+    fn splat(b: u8) -> Self;
+    /// Byte `j` of the result is byte `idx[j]` of `self` (`idx` a constant).
+    fn permute(self, idx: &'static [u8; 16]) -> Self;
+    /// Shifts each 64-bit lane right by `N` bits.
+    fn shr64<const N: i32>(self) -> Self;
+    /// Shifts each 64-bit lane left by `N` bits.
+    fn shl64<const N: i32>(self) -> Self;
+    /// Whether encryption skips ShiftRows (see [`FRAME_ROT1`]): fewer
+    /// instructions, but the row rotations become general permutes, which
+    /// costs more than it saves where a rotation is cheaper than a permute
+    /// (x86: `pshufd` against `pshufb` with an index from memory).
+    const FRAMES: bool;
+}
+
+/// FIPS-197 byte order (column by column) to row by row; its own inverse.
+const TRANSPOSE: [u8; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
+/// ShiftRows on row-major bytes: row `r` rotates left by `r` positions.
+const SHIFT_ROWS: [u8; 16] = [0, 1, 2, 3, 5, 6, 7, 4, 10, 11, 8, 9, 15, 12, 13, 14];
+/// InvShiftRows on row-major bytes.
+static INV_SHIFT_ROWS: [u8; 16] = [0, 1, 2, 3, 7, 4, 5, 6, 10, 11, 8, 9, 13, 14, 15, 12];
+
+/// The permutation `a` after `b`, for `Vector::permute` indices (`out[j] =
+/// in[idx[j]]`).
+const fn compose(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    let mut j = 0;
+    while j < 16 {
+        out[j] = b[a[j] as usize];
+        j += 1;
+    }
+    out
+}
+
+/// Row rotations by one and two rows on row-major bytes.
+const ROT1: [u8; 16] = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3];
+const ROT2: [u8; 16] = compose(&ROT1, &ROT1);
+const IDENTITY: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// `SHIFT_ROWS` applied `r` times, and its inverse, for `r` in 0..4.
+const SR_POW: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 1;
+    while r < 4 {
+        t[r] = compose(&SHIFT_ROWS, &t[r - 1]);
+        r += 1;
+    }
+    t
+};
+const SR_INV_POW: [[u8; 16]; 4] = [SR_POW[0], SR_POW[3], SR_POW[2], SR_POW[1]];
+
+/// Encryption never applies ShiftRows (saving eight permutes a round): after
+/// round `r` the state is kept as `SR^-r(x)`, so round `r` runs MixColumns
+/// conjugated by `SR^r` (its row rotations become the permutations below) and
+/// adds `SR^-r(K_r)` (see [`Schedule::new`]); the pending `SR^rounds` is folded
+/// into the byte reordering of [`store`]. The same idea as Adomnicai and
+/// Peyrin's fixslicing (TCHES 2021/1), here on byte permutations.
+static FRAME_ROT1: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 0;
+    while r < 4 {
+        t[r] = compose(&SR_INV_POW[r], &compose(&ROT1, &SR_POW[r]));
+        r += 1;
+    }
+    t
+};
+static FRAME_ROT2: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 0;
+    while r < 4 {
+        t[r] = compose(&SR_INV_POW[r], &compose(&ROT2, &SR_POW[r]));
+        r += 1;
+    }
+    t
+};
+/// The output reordering after `r mod 4` pending ShiftRows: `SR^r`, then
+/// row-major to FIPS-197 order.
+static STORE_FRAME: [[u8; 16]; 4] = {
+    let mut t = [IDENTITY; 4];
+    let mut r = 0;
+    while r < 4 {
+        t[r] = compose(&TRANSPOSE, &SR_POW[r]);
+        r += 1;
+    }
+    t
+};
+
+/// Exchanges the bits of `b` under `m` with those of `a` under `m << S`.
+#[inline(always)]
+fn swap_move<V: Vector, const S: i32>(x: &mut State<V>, i: usize, j: usize, m: V) {
+    let (a, b) = (x[i], x[j]);
+    let t = (a.shr64::<S>() ^ b) & m;
+    x[j] = b ^ t;
+    x[i] = a ^ t.shl64::<S>();
+}
+
+/// Transposes the eight registers as 16 8x8 bit matrices, one per byte
+/// position: its own inverse.
+#[inline(always)]
+fn transpose_bits<V: Vector>(x: &mut State<V>) {
+    let m = V::splat(0x55);
+    for (i, j) in [(0, 1), (2, 3), (4, 5), (6, 7)] {
+        swap_move::<V, 1>(x, i, j, m);
+    }
+    let m = V::splat(0x33);
+    for (i, j) in [(0, 2), (1, 3), (4, 6), (5, 7)] {
+        swap_move::<V, 2>(x, i, j, m);
+    }
+    let m = V::splat(0x0f);
+    for (i, j) in [(0, 4), (1, 5), (2, 6), (3, 7)] {
+        swap_move::<V, 4>(x, i, j, m);
+    }
+}
+
+/// Bitslices up to eight blocks (missing ones are zero).
+#[inline(always)]
+fn load<V: Vector>(blocks: &[Block]) -> State<V> {
+    let mut x = [V::splat(0); 8];
+    for (v, b) in x.iter_mut().zip(blocks) {
+        *v = V::load(b.as_ref()).permute(&TRANSPOSE);
+    }
+    transpose_bits(&mut x);
+    x
+}
+
+/// Inverse of [`load`] for the first `out.len()` blocks, each reordered by
+/// `order` (from row-major: [`TRANSPOSE`], or a [`STORE_FRAME`]).
+#[inline(always)]
+fn store<V: Vector>(mut x: State<V>, out: &mut [Block], order: &'static [u8; 16]) {
+    transpose_bits(&mut x);
+    for (v, b) in x.iter().zip(out) {
+        v.permute(order).store(b.as_mut());
+    }
+}
+
+/// Round keys as bit planes in memory (one byte of 0x00 or 0xff per state
+/// position and plane), with SubBytes' constant 0x63 folded into rounds 1..
+/// (see `sub_bytes_no_nots` and `inv_sub_bytes_no_nots`).
+#[derive(Clone)]
+pub(crate) struct Schedule {
+    /// Decryption's round keys.
+    rk: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    /// Encryption's: round `r` permuted by `SR^-r` (see [`FRAME_ROT1`]).
+    enc: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    rounds: usize,
+}
+
+impl Schedule {
+    pub(crate) fn new(bytes: &ByteKeys, rounds: usize) -> Self {
+        let mut s = Schedule {
+            rk: [[[0; 16]; 8]; MAX_ROUND_KEYS],
+            enc: [[[0; 16]; 8]; MAX_ROUND_KEYS],
+            rounds,
+        };
+        for r in 0..=rounds {
+            let fold = if r > 0 { 0x63 } else { 0 };
+            for (i, plane) in s.rk[r].iter_mut().enumerate() {
+                for (j, out) in plane.iter_mut().enumerate() {
+                    let (row, col) = (j / 4, j % 4);
+                    let bit = ((bytes[r][4 * col + row] ^ fold) >> i) & 1;
+                    *out = 0u8.wrapping_sub(bit);
+                }
+            }
+            let frame = &SR_INV_POW[r % 4];
+            for (enc, plain) in s.enc[r].iter_mut().zip(&s.rk[r]) {
+                for (e, &from) in enc.iter_mut().zip(frame) {
+                    *e = plain[usize::from(from)];
+                }
+            }
+        }
+        s
+    }
+
+    #[inline(always)]
+    fn round_key<V: Vector>(&self, r: usize) -> State<V> {
+        core::array::from_fn(|i| V::load(&self.rk[r][i]))
+    }
+
+    #[inline(always)]
+    fn enc_key<V: Vector>(&self, r: usize) -> State<V> {
+        core::array::from_fn(|i| V::load(&self.enc[r][i]))
+    }
+}
+
+impl Drop for Schedule {
+    fn drop(&mut self) {
+        self.rk.zeroize();
+        self.enc.zeroize();
+    }
+}
+
+/// Runs `f` on the blocks of `buf` (at most [`PAR_BLOCKS`]) as a state,
+/// storing with the byte order `f` returns.
+#[inline(always)]
+fn with_state<V: Vector>(
+    mut buf: InOutBuf<'_, '_, Block>,
+    f: impl FnOnce(&mut State<V>) -> &'static [u8; 16],
+) {
+    debug_assert!(buf.len() <= PAR_BLOCKS);
+    let mut x = load::<V>(buf.get_in());
+    let order = f(&mut x);
+    store(x, buf.get_out(), order);
+}
+
+/// Encrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.1), without ShiftRows
+/// (see [`FRAME_ROT1`]).
+#[inline(always)]
+pub(crate) fn encrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
+    encrypt_as::<V>(s, buf, V::FRAMES)
+}
+
+/// [`encrypt`] with or without ShiftRows frames (for tests of both).
+#[inline(always)]
+pub(crate) fn encrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, frames: bool) {
+    if !frames {
+        return encrypt_plain::<V>(s, buf);
+    }
+    with_state::<V>(buf, |x| {
+        add_round_key(x, &s.enc_key(0));
+        for r in 1..s.rounds {
+            sub_bytes_no_nots(x);
+            let (rot1, rot2) = (&FRAME_ROT1[r % 4], &FRAME_ROT2[r % 4]);
+            mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
+            add_round_key(x, &s.enc_key(r));
+        }
+        sub_bytes_no_nots(x);
+        add_round_key(x, &s.enc_key(s.rounds));
+        &STORE_FRAME[s.rounds % 4]
+    })
+}
+
+/// Encrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.1) round by round.
+#[inline(always)]
+fn encrypt_plain<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
+    with_state::<V>(buf, |x| {
+        add_round_key(x, &s.round_key(0));
+        for r in 1..s.rounds {
+            sub_bytes_no_nots(x);
+            for v in x.iter_mut() {
+                *v = v.permute(&SHIFT_ROWS);
+            }
+            mix_columns(x);
+            add_round_key(x, &s.round_key(r));
+        }
+        sub_bytes_no_nots(x);
+        for v in x.iter_mut() {
+            *v = v.permute(&SHIFT_ROWS);
+        }
+        add_round_key(x, &s.round_key(s.rounds));
+        &TRANSPOSE
+    })
+}
+
+/// Decrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.3).
+#[inline(always)]
+pub(crate) fn decrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
+    with_state::<V>(buf, |x| {
+        add_round_key(x, &s.round_key(s.rounds));
+        for r in (1..s.rounds).rev() {
+            for v in x.iter_mut() {
+                *v = v.permute(&INV_SHIFT_ROWS);
+            }
+            inv_sub_bytes_no_nots(x);
+            add_round_key(x, &s.round_key(r));
+            inv_mix_columns(x);
+        }
+        for v in x.iter_mut() {
+            *v = v.permute(&INV_SHIFT_ROWS);
+        }
+        inv_sub_bytes_no_nots(x);
+        add_round_key(x, &s.round_key(0));
+        &TRANSPOSE
+    })
+}

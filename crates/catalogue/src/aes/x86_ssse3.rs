@@ -1,0 +1,214 @@
+//! Constant-time AES on x86-64 without AES-NI: the eight-block bitsliced
+//! rounds of [`super::simd128`] in SSE registers, `pshufb` (SSSE3) for
+//! ShiftRows and `pshufd` for the row rotations of MixColumns.
+//!
+//! SSSE3 is not part of the x86-64 baseline (AMD K8/K10 lack it), so the
+//! types here check for it when keyed and [`crate::dispatch`] chooses them
+//! only where [`available`] says so. The CPU mask has no `ssse3` name: every
+//! x86-64 CPU without it is older than AES-NI, and OpenSSL and libgcrypt use
+//! SSSE3 (vector-permute AES) at the same tier.
+
+use core::arch::x86_64::*;
+use core::ops::{BitAnd, BitXor, Not};
+
+use cipher::InOutBuf;
+use cipher::consts::U8;
+
+use super::bitsliced::{ByteKeys, Rows, bitsliced_aes};
+use super::simd128::{self, Block, Vector};
+
+pub use super::simd128::PAR_BLOCKS;
+
+/// Whether this CPU can run the SSSE3 code.
+pub fn available() -> bool {
+    std::arch::is_x86_feature_detected!("ssse3")
+}
+
+/// One SSE register of bit planes.
+#[derive(Clone, Copy)]
+struct Sse(__m128i);
+
+/// Calls SSE2/SSSE3 intrinsics.
+macro_rules! sse {
+    ($e:expr) => {
+        // SAFETY: SSE2 is the x86-64 baseline; the SSSE3 ones run only inside
+        // `encrypt_ssse3`/`decrypt_ssse3`, reached only after `available()`
+        // (see `Schedule::new`).
+        unsafe { $e }
+    };
+}
+
+impl BitXor for Sse {
+    type Output = Self;
+    #[inline(always)]
+    fn bitxor(self, rhs: Self) -> Self {
+        Sse(sse!(_mm_xor_si128(self.0, rhs.0)))
+    }
+}
+
+impl BitAnd for Sse {
+    type Output = Self;
+    #[inline(always)]
+    fn bitand(self, rhs: Self) -> Self {
+        Sse(sse!(_mm_and_si128(self.0, rhs.0)))
+    }
+}
+
+impl Not for Sse {
+    type Output = Self;
+    #[inline(always)]
+    fn not(self) -> Self {
+        Sse(sse!(_mm_xor_si128(self.0, _mm_set1_epi8(-1))))
+    }
+}
+
+impl Rows for Sse {
+    #[inline(always)]
+    fn rot1(self) -> Self {
+        Sse(sse!(_mm_shuffle_epi32::<0b00_11_10_01>(self.0)))
+    }
+    #[inline(always)]
+    fn rot2(self) -> Self {
+        Sse(sse!(_mm_shuffle_epi32::<0b01_00_11_10>(self.0)))
+    }
+}
+
+impl Vector for Sse {
+    const FRAMES: bool = false;
+
+    #[inline(always)]
+    fn load(bytes: &[u8; 16]) -> Self {
+        // SAFETY: `bytes` is 16 readable bytes; the load is unaligned.
+        Sse(unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) })
+    }
+    #[inline(always)]
+    fn store(self, bytes: &mut [u8; 16]) {
+        // SAFETY: `bytes` is 16 writable bytes; the store is unaligned.
+        unsafe { _mm_storeu_si128(bytes.as_mut_ptr().cast(), self.0) }
+    }
+    #[inline(always)]
+    fn splat(b: u8) -> Self {
+        Sse(sse!(_mm_set1_epi8(b as i8)))
+    }
+    #[inline(always)]
+    fn permute(self, idx: &'static [u8; 16]) -> Self {
+        let idx = Self::load(idx);
+        Sse(sse!(_mm_shuffle_epi8(self.0, idx.0)))
+    }
+    #[inline(always)]
+    fn shr64<const N: i32>(self) -> Self {
+        Sse(sse!(_mm_srli_epi64::<N>(self.0)))
+    }
+    #[inline(always)]
+    fn shl64<const N: i32>(self) -> Self {
+        Sse(sse!(_mm_slli_epi64::<N>(self.0)))
+    }
+}
+
+/// The shared schedule, made only where SSSE3 is available.
+#[derive(Clone)]
+struct Schedule(simd128::Schedule);
+
+impl Schedule {
+    fn new(bytes: &ByteKeys, rounds: usize) -> Self {
+        assert!(available(), "the SSSE3 AES needs a CPU with SSSE3");
+        Schedule(simd128::Schedule::new(bytes, rounds))
+    }
+}
+
+#[target_feature(enable = "ssse3")]
+fn encrypt_ssse3(s: &simd128::Schedule, buf: InOutBuf<'_, '_, Block>) {
+    simd128::encrypt::<Sse>(s, buf)
+}
+
+#[target_feature(enable = "ssse3")]
+fn decrypt_ssse3(s: &simd128::Schedule, buf: InOutBuf<'_, '_, Block>) {
+    simd128::decrypt::<Sse>(s, buf)
+}
+
+#[inline(always)]
+fn encrypt(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
+    // SAFETY: a `Schedule` exists only after `available()` (see `new`).
+    unsafe { encrypt_ssse3(&s.0, buf) }
+}
+
+#[inline(always)]
+fn decrypt(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
+    // SAFETY: as in `encrypt`.
+    unsafe { decrypt_ssse3(&s.0, buf) }
+}
+
+bitsliced_aes!(
+    U8,
+    "constant-time SSSE3 bitsliced (eight blocks in SSE registers)."
+);
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests_common::{check_against_oracle, fips197, modes};
+    use super::*;
+
+    /// Both encryption variants of the shared kernel on this CPU (NEON
+    /// runs the other one).
+    #[target_feature(enable = "ssse3")]
+    fn encrypt_both(s: &simd128::Schedule, blocks: &mut [Block]) -> Vec<Block> {
+        let mut other = blocks.to_vec();
+        simd128::encrypt_as::<Sse>(s, InOutBuf::from(blocks), true);
+        simd128::encrypt_as::<Sse>(s, InOutBuf::from(&mut other[..]), false);
+        other
+    }
+
+    #[test]
+    fn ssse3_frames_and_plain_rounds_agree_with_the_aes_crate() {
+        use cipher::{BlockCipherEncrypt, KeyInit};
+        if !available() {
+            eprintln!("note: no SSSE3 on this CPU, the SSSE3 AES is not tested");
+            return;
+        }
+        let mut rng = super::super::tests_common::Rng::new(5);
+        for len in [16, 24, 32] {
+            let mut key = vec![0u8; len];
+            rng.fill(&mut key);
+            let (bytes, rounds) = super::super::bitsliced::expand_key(&key);
+            let s = simd128::Schedule::new(&bytes, rounds);
+            for n in 1..=PAR_BLOCKS {
+                let mut data = vec![Block::default(); n];
+                for b in &mut data {
+                    rng.fill(b);
+                }
+                let mut expect = data.clone();
+                match len {
+                    16 => aes::Aes128::new_from_slice(&key)
+                        .unwrap()
+                        .encrypt_blocks(&mut expect),
+                    24 => aes::Aes192::new_from_slice(&key)
+                        .unwrap()
+                        .encrypt_blocks(&mut expect),
+                    _ => aes::Aes256::new_from_slice(&key)
+                        .unwrap()
+                        .encrypt_blocks(&mut expect),
+                }
+                // SAFETY: `available()` said SSSE3.
+                let plain = unsafe { encrypt_both(&s, &mut data) };
+                assert_eq!(data, expect, "frames, {len}-byte key, {n} blocks");
+                assert_eq!(plain, expect, "plain rounds, {len}-byte key, {n} blocks");
+            }
+        }
+    }
+
+    #[test]
+    fn ssse3_matches_the_aes_crate() {
+        if !available() {
+            eprintln!("note: no SSSE3 on this CPU, the SSSE3 AES is not tested");
+            return;
+        }
+        check_against_oracle::<Aes128, aes::Aes128>();
+        check_against_oracle::<Aes192, aes::Aes192>();
+        check_against_oracle::<Aes256, aes::Aes256>();
+        check_against_oracle::<Aes256, super::super::soft::Aes256>();
+        fips197::<Aes128, Aes192, Aes256>();
+        modes::<Aes128, aes::Aes128>();
+        modes::<Aes192, aes::Aes192>();
+        modes::<Aes256, aes::Aes256>();
+    }
+}
