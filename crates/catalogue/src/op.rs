@@ -398,7 +398,7 @@ pub fn build_wide(
     key: &[u8],
     sector_bytes: usize,
 ) -> Result<Box<dyn CipherOp>, CipherError> {
-    use crate::wide::{Adiantum, Hctr2, WideBlock, WideOp, XChaChaRounds};
+    use crate::wide::{WideBlock, WideOp, XChaChaRounds};
     let key: &[u8; 32] = key.try_into().map_err(|_| CipherError::KeyLength {
         spec: spec.label(),
         expected: 32,
@@ -413,7 +413,7 @@ pub fn build_wide(
                 XChaChaRounds::R20
             };
             (
-                Box::new(Adiantum::<aes::Aes256>::new(key, rounds)),
+                with_aes!(32, adiantum_with(key, rounds)),
                 format!("{}+nh+{aes}", chacha_label()),
             )
         }
@@ -424,7 +424,7 @@ pub fn build_wide(
                 "soft"
             };
             (
-                Box::new(Hctr2::<aes::Aes256>::new(key)),
+                with_aes!(32, hctr2_with(key)),
                 format!("{aes}+polyval-{polyval}"),
             )
         }
@@ -436,6 +436,23 @@ pub fn build_wide(
         intern(backend),
         sector_bytes,
     )))
+}
+
+fn adiantum_with<C>(
+    key: &[u8; 32],
+    rounds: crate::wide::XChaChaRounds,
+) -> Box<dyn crate::wide::WideBlock>
+where
+    C: KeyInit + BlockCipherEncrypt<BlockSize = U16> + BlockCipherDecrypt + Send + 'static,
+{
+    Box::new(crate::wide::Adiantum::<C>::new(key, rounds))
+}
+
+fn hctr2_with<C>(key: &[u8; 32]) -> Box<dyn crate::wide::WideBlock>
+where
+    C: KeyInit + BlockCipherEncrypt<BlockSize = U16> + BlockCipherDecrypt + Send + 'static,
+{
+    Box::new(crate::wide::Hctr2::<C>::new(key))
 }
 
 /// A `'static` copy of a composed backend name, made once per distinct name.

@@ -40,17 +40,36 @@ fn vectors(text: &str, fields: usize) -> Vec<Vector> {
     out
 }
 
+/// Every AES-256 implementation this CPU can run, each named.
+macro_rules! for_each_aes {
+    ($f:ident ( $($args:expr),* )) => {{
+        $f::<aes::Aes256>("aes crate", $($args),*);
+        $f::<clustercrypt_catalogue::aes::soft::Aes256>("soft", $($args),*);
+        #[cfg(target_arch = "x86_64")]
+        $f::<clustercrypt_catalogue::aes::x86_ssse3::Aes256>("ssse3", $($args),*);
+    }};
+}
+
 fn check_adiantum(text: &str, rounds: XChaChaRounds) {
+    for_each_aes!(check_adiantum_with(text, rounds));
+}
+
+fn check_adiantum_with<C>(aes: &str, text: &str, rounds: XChaChaRounds)
+where
+    C: cipher::KeyInit
+        + cipher::BlockCipherEncrypt<BlockSize = cipher::consts::U16>
+        + cipher::BlockCipherDecrypt,
+{
     for v in vectors(text, 4) {
         let [key, tweak, pt, ct] = &v.fields[..] else {
             unreachable!()
         };
-        let a = Adiantum::<aes::Aes256>::new(key.as_slice().try_into().unwrap(), rounds);
+        let a = Adiantum::<C>::new(key.as_slice().try_into().unwrap(), rounds);
         let mut buf = pt.clone();
         a.encrypt(tweak, &mut buf);
-        assert_eq!(&buf, ct, "line {} ({} bytes) encrypts", v.line, pt.len());
+        assert_eq!(&buf, ct, "{aes}: line {} ({} bytes) encrypts", v.line, pt.len());
         a.decrypt(tweak, &mut buf);
-        assert_eq!(&buf, pt, "line {} decrypts", v.line);
+        assert_eq!(&buf, pt, "{aes}: line {} decrypts", v.line);
     }
 }
 
@@ -89,17 +108,26 @@ fn nhpoly1305_vectors() {
 
 #[test]
 fn hctr2_vectors_with_both_polyvals() {
+    for_each_aes!(check_hctr2());
+}
+
+fn check_hctr2<C>(aes: &str)
+where
+    C: cipher::KeyInit
+        + cipher::BlockCipherEncrypt<BlockSize = cipher::consts::U16>
+        + cipher::BlockCipherDecrypt,
+{
     for clmul in [true, false] {
         for v in vectors(include_str!("data/hctr2_aes256.txt"), 4) {
             let [key, tweak, pt, ct] = &v.fields[..] else {
                 unreachable!()
             };
-            let h = Hctr2::<aes::Aes256>::with_clmul(key.as_slice().try_into().unwrap(), clmul);
+            let h = Hctr2::<C>::with_clmul(key.as_slice().try_into().unwrap(), clmul);
             let mut buf = pt.clone();
             h.encrypt(tweak, &mut buf);
-            assert_eq!(&buf, ct, "line {} clmul {clmul} encrypts", v.line);
+            assert_eq!(&buf, ct, "{aes}: line {} clmul {clmul} encrypts", v.line);
             h.decrypt(tweak, &mut buf);
-            assert_eq!(&buf, pt, "line {} clmul {clmul} decrypts", v.line);
+            assert_eq!(&buf, pt, "{aes}: line {} clmul {clmul} decrypts", v.line);
         }
     }
 }
