@@ -67,7 +67,13 @@ where
         let a = Adiantum::<C>::new(key.as_slice().try_into().unwrap(), rounds);
         let mut buf = pt.clone();
         a.encrypt(tweak, &mut buf);
-        assert_eq!(&buf, ct, "{aes}: line {} ({} bytes) encrypts", v.line, pt.len());
+        assert_eq!(
+            &buf,
+            ct,
+            "{aes}: line {} ({} bytes) encrypts",
+            v.line,
+            pt.len()
+        );
         a.decrypt(tweak, &mut buf);
         assert_eq!(&buf, pt, "{aes}: line {} decrypts", v.line);
     }
