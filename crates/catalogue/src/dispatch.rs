@@ -118,7 +118,7 @@ impl ChaChaImpl {
 /// The ChaCha implementation for features `f`.
 pub fn chacha_for(f: CpuFeatures) -> ChaChaImpl {
     if cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
-        if f.avx512 && cfg!(chacha20_avx512) {
+        if f.avx512 {
             ChaChaImpl::Avx512
         } else if f.avx2 {
             ChaChaImpl::Avx2
@@ -132,14 +132,11 @@ pub fn chacha_for(f: CpuFeatures) -> ChaChaImpl {
     }
 }
 
-/// The ChaCha implementation that runs here.
+/// The ChaCha implementation that runs here (our own kernels in
+/// [`crate::chacha`]; the `chacha20` crate, which cannot be told the mask, is
+/// only the tests' oracle).
 pub fn chacha() -> ChaChaImpl {
     chacha_for(cpu::features())
-}
-
-/// What the `chacha20` crate runs on this hardware (it cannot be told the mask).
-pub fn chacha_crate_choice() -> ChaChaImpl {
-    chacha_for(cpu::detected())
 }
 
 /// Which multi-block Serpent implementation runs: `"avx512"`, `"avx2"`,

@@ -12,6 +12,7 @@ pub mod aead;
 pub mod aes;
 pub mod algorithm;
 pub mod backends;
+pub mod chacha;
 pub mod ciphers;
 pub mod cpu;
 pub mod dispatch;

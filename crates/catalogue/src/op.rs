@@ -5,11 +5,12 @@
 use std::collections::HashMap;
 
 use cipher::consts::U16;
-use cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit, KeyIvInit, StreamCipher};
+use cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 use crate::aead::{Aead, AeadAlgorithm, NONCE_LEN, TAG_LEN};
+use crate::chacha;
 use crate::ciphers;
 use crate::dispatch;
 use crate::modes::{BlockModes, Xts};
@@ -43,6 +44,16 @@ pub enum CipherError {
         block: usize,
         /// The mode.
         mode: &'static str,
+    },
+    /// The request is longer than the cipher's counter covers.
+    #[error("{len} bytes is more than {cipher} can encrypt in one request ({max} at most)")]
+    TooLong {
+        /// Bytes given.
+        len: usize,
+        /// The cipher.
+        cipher: &'static str,
+        /// The most bytes one request can take.
+        max: u64,
     },
     /// ESSIV needs the cipher to take a 256-bit key.
     #[error("essiv:sha256 needs a cipher that takes a 256-bit key; {0} does not")]
@@ -154,16 +165,6 @@ macro_rules! with_aes {
     }};
 }
 
-/// The ChaCha20 row's implementation name (see [`aes_label`]).
-fn chacha_label() -> &'static str {
-    let want = dispatch::chacha();
-    if want == dispatch::chacha_crate_choice() {
-        want.name()
-    } else {
-        "chacha20-crate-unmasked"
-    }
-}
-
 /// Keys the row `spec` with `key` (`spec.key_len()` bytes).
 pub fn build(spec: &CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherError> {
     build_with(spec, key, BuildOptions::default())
@@ -192,7 +193,7 @@ pub fn build_with(
             Algorithm::ChaCha20 => Box::new(ChaChaOp {
                 spec,
                 key: Zeroizing::new(key.try_into().expect("checked length")),
-                backend: chacha_label(),
+                imp: dispatch::chacha(),
             }),
             _ => Box::new(Rc4Op {
                 spec,
@@ -611,15 +612,20 @@ where
 struct ChaChaOp {
     spec: CipherSpec,
     key: Zeroizing<[u8; 32]>,
-    backend: &'static str,
+    imp: dispatch::ChaChaImpl,
 }
 
 impl ChaChaOp {
-    fn apply(&self, data: &mut [u8], sector: u64) {
+    fn apply(&self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
         let mut nonce = [0u8; 12];
         nonce[..8].copy_from_slice(&sector.to_le_bytes());
-        let mut c = chacha20::ChaCha20::new(&(*self.key).into(), &nonce.into());
-        c.apply_keystream(data);
+        chacha::xor_keystream_with::<20>(self.imp, &self.key, &nonce, 0, data).map_err(|_| {
+            CipherError::TooLong {
+                len: data.len(),
+                cipher: "chacha20",
+                max: u64::from(u32::MAX) * chacha::BLOCK as u64,
+            }
+        })
     }
 }
 
@@ -628,15 +634,13 @@ impl CipherOp for ChaChaOp {
         &self.spec
     }
     fn backend(&self) -> &'static str {
-        self.backend
+        self.imp.name()
     }
     fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
-        self.apply(data, sector);
-        Ok(())
+        self.apply(data, sector)
     }
     fn decrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
-        self.apply(data, sector);
-        Ok(())
+        self.apply(data, sector)
     }
 }
 

@@ -24,6 +24,32 @@ use clustercrypt_catalogue::{build, catalogue};
 /// Set in the child processes: the tier they run at.
 const CHILD: &str = "CLUSTERCRYPT_TIER_CHILD";
 
+/// The command that runs this test binary again: directly, or under QEMU
+/// through Cargo's target runner when the tests run cross-built (an aarch64 or
+/// armv7 binary cannot exec itself on an x86 host without binfmt_misc).
+fn relaunch() -> Command {
+    let exe = std::env::current_exe().expect("test binary path");
+    let arch = match std::env::consts::ARCH {
+        "aarch64" => Some("AARCH64"),
+        "arm" => Some("ARMV7"),
+        _ => None,
+    };
+    let runner = arch.and_then(|a| {
+        std::env::vars().find_map(|(k, v)| {
+            (k.starts_with(&format!("CARGO_TARGET_{a}")) && k.ends_with("_RUNNER")).then_some(v)
+        })
+    });
+    let mut words = runner.as_deref().unwrap_or("").split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut cmd = Command::new(program);
+            cmd.args(words).arg(exe);
+            cmd
+        }
+        None => Command::new(exe),
+    }
+}
+
 fn note(msg: &str) {
     // Straight to stderr: the harness captures `eprintln!` of passing tests.
     let _ = writeln!(std::io::stderr(), "{msg}");
@@ -34,7 +60,6 @@ fn every_tier_passes_the_official_vectors() {
     if std::env::var_os(CHILD).is_some() {
         return;
     }
-    let exe = std::env::current_exe().expect("test binary path");
     let mut ran = 0;
     for &tier in Tier::all_for_arch() {
         if !tier.runnable() {
@@ -45,7 +70,7 @@ fn every_tier_passes_the_official_vectors() {
             continue;
         }
         let mask = cpu::parse_mask(tier.mask()).expect("tier masks parse");
-        let mut cmd = Command::new(&exe);
+        let mut cmd = relaunch();
         cmd.args(["--test-threads", "2", "--quiet"])
             .env(cpu::MASK_ENV, tier.mask())
             .env(CHILD, tier.name());

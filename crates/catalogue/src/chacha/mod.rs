@@ -1,0 +1,274 @@
+//! ChaCha (RFC 8439) and XChaCha (draft-irtf-cfrg-xchacha) key streams, with
+//! one backend module per instruction set, chosen by [`dispatch::chacha`].
+//!
+//! The `chacha20` crate picks AVX2/AVX-512 on its own and cannot be told
+//! `CLUSTERCRYPT_DISABLE_HWF`, so every tier runs this code instead; the crate
+//! stays the test oracle. The number of rounds is a const generic (20, 12 or
+//! 8) so that XChaCha12 (Adiantum) shares the kernels.
+//!
+//! Layout (RFC 8439 section 2.3): 4 constant words, 8 key words, a 32-bit
+//! block counter and a 96-bit nonce. As in the crate, the counter never wraps:
+//! a request that would go past block `u32::MAX - 1` is refused.
+//!
+//! Every SIMD backend keeps each of the 16 state words of N blocks in one
+//! vector (lane `i` = block `counter + i`), runs the rounds, transposes and
+//! XORs N x 64 bytes at a time; a short tail is a full batch into a stack
+//! buffer.
+
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::dispatch::{self, ChaChaImpl};
+
+/// Four interleaved quarter rounds (RFC 8439 section 2.1) on vectors of state
+/// words, with the backend's `add`, `xor` and rotations.
+macro_rules! qr4 {
+    ($x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident;
+     $(($a:literal, $b:literal, $c:literal, $d:literal)),*) => {
+        $( $x[$a] = $add($x[$a], $x[$b]); )*
+        $( $x[$d] = $r16($xor($x[$d], $x[$a])); )*
+        $( $x[$c] = $add($x[$c], $x[$d]); )*
+        $( $x[$b] = $r12($xor($x[$b], $x[$c])); )*
+        $( $x[$a] = $add($x[$a], $x[$b]); )*
+        $( $x[$d] = $r8($xor($x[$d], $x[$a])); )*
+        $( $x[$c] = $add($x[$c], $x[$d]); )*
+        $( $x[$b] = $r7($xor($x[$b], $x[$c])); )*
+    };
+}
+
+/// `R / 2` double rounds (columns, then diagonals) on 16 word vectors.
+macro_rules! rounds {
+    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {
+        for _ in 0..$r / 2 {
+            qr4!($x, $add, $xor, $r16, $r12, $r8, $r7;
+                 (0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15));
+            qr4!($x, $add, $xor, $r16, $r12, $r8, $r7;
+                 (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14));
+        }
+    };
+}
+
+/// The backends' outer loop: whole batches of `$n` blocks straight into
+/// `data`, a short tail through a zeroized stack buffer.
+macro_rules! batches {
+    ($n:expr, $st:expr, $data:expr, $batch:ident, $r:ident) => {{
+        let st: &[u32; 16] = $st;
+        let mut ctr = st[12];
+        let mut chunks = $data.chunks_exact_mut($n * super::BLOCK);
+        for c in &mut chunks {
+            $batch::<$r>(st, ctr, c);
+            ctr = ctr.wrapping_add($n as u32);
+        }
+        let tail = chunks.into_remainder();
+        if !tail.is_empty() {
+            let mut buf = [0u8; $n * super::BLOCK];
+            buf[..tail.len()].copy_from_slice(tail);
+            $batch::<$r>(st, ctr, &mut buf);
+            tail.copy_from_slice(&buf[..tail.len()]);
+            zeroize::Zeroize::zeroize(&mut buf);
+        }
+    }};
+}
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64_neon;
+mod soft;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86_avx2;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86_avx512;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86_sse2;
+
+/// Bytes per ChaCha block.
+pub const BLOCK: usize = 64;
+/// Key bytes.
+pub const KEY_LEN: usize = 32;
+/// Nonce bytes of the IETF variant (RFC 8439).
+pub const NONCE_LEN: usize = 12;
+/// Nonce bytes of XChaCha.
+pub const XNONCE_LEN: usize = 24;
+
+/// "expand 32-byte k" (RFC 8439 section 2.3).
+const SIGMA: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
+
+/// The request would run the 32-bit block counter past its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CounterOverflow;
+
+impl core::fmt::Display for CounterOverflow {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("ChaCha block counter would wrap")
+    }
+}
+
+impl std::error::Error for CounterOverflow {}
+
+/// The backends this build has for this architecture, best first (whether the
+/// CPU can run them is [`runnable`]).
+pub fn implementations() -> &'static [ChaChaImpl] {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        &[
+            ChaChaImpl::Avx512,
+            ChaChaImpl::Avx2,
+            ChaChaImpl::Sse2,
+            ChaChaImpl::Soft,
+        ]
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        &[ChaChaImpl::Neon, ChaChaImpl::Soft]
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        &[ChaChaImpl::Soft]
+    }
+}
+
+/// Whether this CPU (its detected features, ignoring the mask) can run `imp`.
+pub fn runnable(imp: ChaChaImpl) -> bool {
+    let f = crate::cpu::detected();
+    match imp {
+        ChaChaImpl::Soft => true,
+        ChaChaImpl::Sse2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && sse2(),
+        ChaChaImpl::Avx2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && f.avx2,
+        ChaChaImpl::Avx512 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && f.avx512,
+        ChaChaImpl::Neon => cfg!(target_arch = "aarch64") && f.neon,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn sse2() -> bool {
+    true // the x86-64 baseline
+}
+
+#[cfg(target_arch = "x86")]
+fn sse2() -> bool {
+    cfg!(target_feature = "sse2")
+}
+
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+fn sse2() -> bool {
+    false
+}
+
+/// The initial state for `key`, `nonce` and block `counter`.
+fn state(key: &[u8; KEY_LEN], counter: u32, nonce: &[u8; NONCE_LEN]) -> [u32; 16] {
+    let mut s = [0u32; 16];
+    s[..4].copy_from_slice(&SIGMA);
+    for (w, c) in s[4..12].iter_mut().zip(key.chunks_exact(4)) {
+        *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+    }
+    s[12] = counter;
+    for (w, c) in s[13..].iter_mut().zip(nonce.chunks_exact(4)) {
+        *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+    }
+    s
+}
+
+/// XORs the ChaCha key stream with `R` rounds for `key`, `nonce`, starting at
+/// block `counter`, into `data`, with the implementation `imp`.
+///
+/// Refuses (leaving `data` unchanged) when the request needs blocks past
+/// `u32::MAX - 1`, as the `chacha20` crate does.
+///
+/// # Panics
+/// If `imp` is not [`runnable`] on this CPU (running it would be undefined).
+pub fn xor_keystream_with<const R: usize>(
+    imp: ChaChaImpl,
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; NONCE_LEN],
+    counter: u32,
+    data: &mut [u8],
+) -> Result<(), CounterOverflow> {
+    let blocks = data.len().div_ceil(BLOCK) as u64;
+    if blocks > u64::from(u32::MAX - counter) {
+        return Err(CounterOverflow);
+    }
+    assert!(
+        runnable(imp),
+        "ChaCha backend {} not on this CPU",
+        imp.name()
+    );
+    let mut st = Zeroizing::new(state(key, counter, nonce));
+    run::<R>(imp, &st, data);
+    st.zeroize();
+    Ok(())
+}
+
+/// [`xor_keystream_with`] with the implementation the dispatch chose.
+pub fn xor_keystream<const R: usize>(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; NONCE_LEN],
+    counter: u32,
+    data: &mut [u8],
+) -> Result<(), CounterOverflow> {
+    xor_keystream_with::<R>(dispatch::chacha(), key, nonce, counter, data)
+}
+
+/// Runs `imp` (checked runnable by the caller) over `data`, the counter in
+/// `st[12]` never wrapping (checked by the caller).
+fn run<const R: usize>(imp: ChaChaImpl, st: &[u32; 16], data: &mut [u8]) {
+    match imp {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `runnable` checked that the CPU has AVX-512 F/VL/BW.
+        ChaChaImpl::Avx512 => unsafe { x86_avx512::xor_keystream::<R>(st, data) },
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `runnable` checked that the CPU has AVX2.
+        ChaChaImpl::Avx2 => unsafe { x86_avx2::xor_keystream::<R>(st, data) },
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        // SAFETY: `runnable` checked that the CPU has SSE2.
+        ChaChaImpl::Sse2 => unsafe { x86_sse2::xor_keystream::<R>(st, data) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: `runnable` checked that the CPU has NEON.
+        ChaChaImpl::Neon => unsafe { aarch64_neon::xor_keystream::<R>(st, data) },
+        _ => soft::xor_keystream::<R>(st, data),
+    }
+}
+
+/// HChaCha with `R` rounds (draft-irtf-cfrg-xchacha section 2.2): the subkey
+/// for `key` and the first 16 bytes of an XChaCha nonce.
+pub fn hchacha<const R: usize>(key: &[u8; KEY_LEN], input: &[u8; 16]) -> Zeroizing<[u8; 32]> {
+    let mut s = Zeroizing::new([0u32; 16]);
+    s[..4].copy_from_slice(&SIGMA);
+    for (w, c) in s[4..12].iter_mut().zip(key.chunks_exact(4)) {
+        *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+    }
+    for (w, c) in s[12..].iter_mut().zip(input.chunks_exact(4)) {
+        *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+    }
+    soft::rounds::<R>(&mut s);
+    let mut out = Zeroizing::new([0u8; 32]);
+    for (i, &w) in s[..4].iter().chain(&s[12..]).enumerate() {
+        out[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+/// XORs the XChaCha key stream with `R` rounds (draft-irtf-cfrg-xchacha
+/// section 2.3: HChaCha subkey, then the IETF cipher with nonce
+/// `0^4 || nonce[16..24]`) from block `counter` into `data`.
+pub fn xchacha_xor_keystream<const R: usize>(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; XNONCE_LEN],
+    counter: u32,
+    data: &mut [u8],
+) -> Result<(), CounterOverflow> {
+    let sub = hchacha::<R>(key, nonce[..16].try_into().expect("16 bytes"));
+    let mut n = [0u8; NONCE_LEN];
+    n[4..].copy_from_slice(&nonce[16..]);
+    xor_keystream::<R>(&sub, &n, counter, data)
+}
+
+/// Writes block `st` (after the rounds and the feed-forward) XORed into `out`
+/// (up to 64 bytes); shared by the backends' short tails.
+fn xor_block_words(words: &[u32; 16], out: &mut [u8]) {
+    for (c, w) in out.chunks_mut(4).zip(words) {
+        for (b, k) in c.iter_mut().zip(w.to_le_bytes()) {
+            *b ^= k;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

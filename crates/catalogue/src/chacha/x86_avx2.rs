@@ -1,0 +1,125 @@
+//! ChaCha on AVX2: 8 blocks, one state word of each in a 256-bit register;
+//! the 16- and 8-bit rotations are byte shuffles.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+/// Blocks per batch.
+const N: usize = 8;
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn add(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_add_epi32(a, b)
+}
+#[inline]
+#[target_feature(enable = "avx2")]
+fn xor(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_xor_si256(a, b)
+}
+#[inline]
+#[target_feature(enable = "avx2")]
+fn r16(x: __m256i) -> __m256i {
+    let m = _mm256_set_epi8(
+        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2, //
+        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2,
+    );
+    _mm256_shuffle_epi8(x, m)
+}
+#[inline]
+#[target_feature(enable = "avx2")]
+fn r12(x: __m256i) -> __m256i {
+    _mm256_or_si256(_mm256_slli_epi32::<12>(x), _mm256_srli_epi32::<20>(x))
+}
+#[inline]
+#[target_feature(enable = "avx2")]
+fn r8(x: __m256i) -> __m256i {
+    let m = _mm256_set_epi8(
+        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3, //
+        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3,
+    );
+    _mm256_shuffle_epi8(x, m)
+}
+#[inline]
+#[target_feature(enable = "avx2")]
+fn r7(x: __m256i) -> __m256i {
+    _mm256_or_si256(_mm256_slli_epi32::<7>(x), _mm256_srli_epi32::<25>(x))
+}
+
+/// XORs 32 bytes of key stream `k` into `out[at..at + 32]`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn xor_into(out: &mut [u8], at: usize, k: __m256i) {
+    let p = out[at..at + 32].as_mut_ptr().cast::<__m256i>();
+    // SAFETY: the slice above is 32 bytes long; unaligned load and store.
+    unsafe { _mm256_storeu_si256(p, _mm256_xor_si256(_mm256_loadu_si256(p), k)) };
+}
+
+/// 4x4 transpose of 32-bit words within each 128-bit half.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
+    let t0 = _mm256_unpacklo_epi32(a, b);
+    let t1 = _mm256_unpackhi_epi32(a, b);
+    let t2 = _mm256_unpacklo_epi32(c, d);
+    let t3 = _mm256_unpackhi_epi32(c, d);
+    [
+        _mm256_unpacklo_epi64(t0, t2),
+        _mm256_unpackhi_epi64(t0, t2),
+        _mm256_unpacklo_epi64(t1, t3),
+        _mm256_unpackhi_epi64(t1, t3),
+    ]
+}
+
+/// One batch of `N` blocks from counter `ctr` XORed into `out` (`N * 64` bytes).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
+    let mut x = [_mm256_setzero_si256(); 16];
+    for (v, &w) in x.iter_mut().zip(st) {
+        *v = _mm256_set1_epi32(w as i32);
+    }
+    x[12] = _mm256_add_epi32(
+        _mm256_set1_epi32(ctr as i32),
+        _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
+    );
+    let ctrs = x[12];
+    rounds!(R, x, add, xor, r16, r12, r8, r7);
+    for (i, v) in x.iter_mut().enumerate() {
+        let input = if i == 12 {
+            ctrs
+        } else {
+            _mm256_set1_epi32(st[i] as i32)
+        };
+        *v = add(*v, input);
+    }
+    // Words 0-7 then 8-15: after the in-lane transposes, `lo[k]` holds words
+    // 8h..8h+3 of blocks k (low half) and k + 4 (high half), `hi[k]` the next four.
+    for h in 0..2 {
+        let lo = transpose4(x[8 * h], x[8 * h + 1], x[8 * h + 2], x[8 * h + 3]);
+        let hi = transpose4(x[8 * h + 4], x[8 * h + 5], x[8 * h + 6], x[8 * h + 7]);
+        for k in 0..4 {
+            xor_into(
+                out,
+                64 * k + 32 * h,
+                _mm256_permute2x128_si256::<0x20>(lo[k], hi[k]),
+            );
+            xor_into(
+                out,
+                64 * (k + 4) + 32 * h,
+                _mm256_permute2x128_si256::<0x31>(lo[k], hi[k]),
+            );
+        }
+    }
+}
+
+/// XORs the key stream of `st` (counter in word 12) into `data`.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
+    batches!(N, st, data, batch, R);
+}
