@@ -415,7 +415,7 @@ pub fn build_wide(
             };
             (
                 with_aes!(32, adiantum_with(key, rounds)),
-                format!("{}+nh+{aes}", chacha_label()),
+                format!("{}+nh+{aes}", dispatch::chacha().name()),
             )
         }
         Mode::Hctr2 => {

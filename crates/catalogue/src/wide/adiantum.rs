@@ -1,7 +1,7 @@
 //! Adiantum (Crowley and Biggers, "Adiantum: length-preserving encryption for
 //! entry-level processors", IACR ToSC 2018(4), section 4; the Linux kernel's
 //! `crypto/adiantum.c`): a hash, encrypt, hash (HBSH) wide-block cipher from
-//! XChaCha12 or XChaCha20, one AES-256 block and NH + Poly1305. Every bit of
+//! XChaCha12 or XChaCha20 (our ChaCha kernels), one AES-256 block and NH + Poly1305. Every bit of
 //! the sector depends on every bit of the plaintext and of the tweak.
 //!
 //! Encryption of `P = P_L || P_R` (`P_R` the last 16 bytes), tweak `T`:
@@ -10,13 +10,13 @@
 //! additions modulo 2^128 of little-endian numbers and
 //! `H(T, M) = Poly1305_{K_T}(le128(8|M|) || T) + NHPoly1305_{K_M}(M)`.
 
-use chacha20::cipher::{KeyIvInit, StreamCipher};
 use cipher::consts::U16;
 use cipher::{Block, BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 use zeroize::Zeroizing;
 
 use super::nh::{NHPOLY1305_KEY_BYTES, NhPoly1305};
 use super::poly1305::Poly1305Hash;
+use crate::chacha;
 
 /// Adiantum's key: the XChaCha key, from which the others are derived.
 pub const KEY_BYTES: usize = 32;
@@ -109,13 +109,12 @@ where
     }
 }
 
+/// XChaCha through our dispatched ChaCha kernels (`crate::chacha`), counter 0.
 fn xchacha_xor(rounds: XChaChaRounds, key: &[u8; 32], nonce: &[u8; 24], data: &mut [u8]) {
-    match rounds {
-        XChaChaRounds::R12 => {
-            chacha20::XChaCha12::new(key.into(), nonce.into()).apply_keystream(data)
-        }
-        XChaChaRounds::R20 => {
-            chacha20::XChaCha20::new(key.into(), nonce.into()).apply_keystream(data)
-        }
-    }
+    let r = match rounds {
+        XChaChaRounds::R12 => chacha::xchacha_xor_keystream::<12>(key, nonce, 0, data),
+        XChaChaRounds::R20 => chacha::xchacha_xor_keystream::<20>(key, nonce, 0, data),
+    };
+    // Sectors and the key derivation are far below 2^32 blocks of 64 bytes.
+    r.expect("Adiantum messages are shorter than 256 GiB");
 }
