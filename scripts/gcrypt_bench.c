@@ -23,6 +23,10 @@
  * call gcry_cipher_gettag after every encrypted request and
  * gcry_cipher_checktag after every decrypted request; every tag must verify.
  *
+ * --passes N (or ENC,DEC) runs exactly that many passes per direction instead
+ * of timing: a fixed amount of work whose instructions scripts/arm_count.py
+ * counts under QEMU.
+ *
  * Output: one line per row, "LABEL KEY_BITS ENC_MIB_S DEC_MIB_S", after
  * comment lines starting with '#'. --list prints "LABEL KEY_BITS" lines.
  */
@@ -48,6 +52,8 @@ struct row {
 };
 
 static struct row rows[MAX_ROWS];
+/* --passes: exact passes of encryption and of decryption (-1: use the clock). */
+static long exact_passes[2] = {-1, -1};
 static int nrows;
 
 static void die(const char *what, gcry_error_t err)
@@ -317,7 +323,14 @@ static double measure(struct bench *b, unsigned char *buf, size_t buffer, double
 {
     double start = now(), elapsed;
     uint64_t bytes = 0;
+    long n;
 
+    if (exact_passes[!encrypt] >= 0) {
+        for (n = 0; n < exact_passes[!encrypt]; n++)
+            pass(b, buf, encrypt);
+        elapsed = now() - start;
+        return elapsed > 0 ? (double)buffer * n / 1048576.0 / elapsed : 0;
+    }
     for (;;) {
         pass(b, buf, encrypt);
         bytes += buffer;
@@ -398,7 +411,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gcrypt_bench [-t SECONDS] [-b BUFFER_BYTES] [-r REQUEST_BYTES]\n"
-            "                    [--disable-hwf NAME,NAME] all | "
+            "                    [--passes N|ENC,DEC] [--disable-hwf NAME,NAME] all | "
             "LABEL:KEY_BITS...\n"
             "       gcrypt_bench --list\n"
             "Measures clustercrypt's rows with libgcrypt (1 MiB buffer, 64 KiB requests,\n"
@@ -427,6 +440,13 @@ int main(int argc, char **argv)
             buffer = strtoul(argv[++i], NULL, 10);
         } else if ((!strcmp(a, "-r") || !strcmp(a, "--request")) && i + 1 < argc) {
             request = strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "--passes") && i + 1 < argc) {
+            char *end;
+            exact_passes[0] = exact_passes[1] = strtol(argv[++i], &end, 10);
+            if (*end == ',')
+                exact_passes[1] = strtol(end + 1, &end, 10);
+            if (*end || exact_passes[0] < 0 || exact_passes[1] < 0)
+                die("--passes needs N or ENC,DEC (non-negative)", 0);
         } else if (!strcmp(a, "--disable-hwf") && i + 1 < argc) {
             hide = argv[++i];
         } else if (!strcmp(a, "--list")) {

@@ -33,6 +33,10 @@ pub struct Method {
     pub buffer_size: usize,
     /// Bytes per request (one IV or nonce each).
     pub request_size: usize,
+    /// Exactly this many passes of encryption and of decryption instead of
+    /// `min_time`: a deterministic amount of work, for counting instructions
+    /// (scripts/arm_count.py), not for timing.
+    pub passes: Option<[u32; 2]>,
 }
 
 impl Default for Method {
@@ -41,6 +45,7 @@ impl Default for Method {
             min_time: DEFAULT_MIN_TIME,
             buffer_size: DEFAULT_BUFFER_SIZE,
             request_size: DEFAULT_REQUEST_SIZE,
+            passes: None,
         }
     }
 }
@@ -131,7 +136,8 @@ fn pass(
     Ok(())
 }
 
-/// Repeats passes over `buf` until `method.min_time` has passed (at least one pass).
+/// Repeats passes over `buf` until `method.min_time` has passed (at least one
+/// pass), or exactly `method.passes` passes when given.
 pub fn measure_direction(
     op: &mut dyn CipherOp,
     buf: &mut [u8],
@@ -142,6 +148,17 @@ pub fn measure_direction(
 ) -> Result<Tally, MeasureError> {
     let start = clock.now();
     let mut bytes = 0u64;
+    if let Some(passes) = method.passes {
+        for _ in 0..passes[usize::from(!encrypt)] {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(MeasureError::Interrupted);
+            }
+            pass(op, buf, method.request_size, encrypt)?;
+            bytes += buf.len() as u64;
+        }
+        let elapsed = clock.now().saturating_sub(start);
+        return Ok(Tally { bytes, elapsed });
+    }
     loop {
         if cancel.load(Ordering::Relaxed) {
             return Err(MeasureError::Interrupted);
@@ -302,6 +319,29 @@ mod tests {
     }
 
     #[test]
+    fn exact_passes_ignore_the_clock() {
+        // The clock would stop after one pass; the method asks for 3 and 0.
+        let clock = StepClock::new(Duration::from_secs(10));
+        let method = Method {
+            buffer_size: 1 << 14,
+            request_size: 1 << 12,
+            passes: Some([3, 0]),
+            ..Method::default()
+        };
+        let cancel = AtomicBool::new(false);
+        let run = measure_row(&spec(), 1, &method, &clock, &cancel).unwrap();
+        assert_eq!(run.workers[0].encrypt.bytes, 3 << 14);
+        assert_eq!(run.workers[0].decrypt.bytes, 0);
+        let method = Method {
+            passes: Some([1, 2]),
+            ..method
+        };
+        let run = measure_row(&spec(), 1, &method, &clock, &cancel).unwrap();
+        assert_eq!(run.workers[0].encrypt.bytes, 1 << 14);
+        assert_eq!(run.workers[0].decrypt.bytes, 2 << 14);
+    }
+
+    #[test]
     fn aggregate_divides_by_the_longest_worker() {
         let w = |bytes, ms| Tally {
             bytes,
@@ -338,6 +378,7 @@ mod tests {
             min_time: Duration::from_millis(20),
             buffer_size: 1 << 16,
             request_size: 1 << 12,
+            passes: None,
         };
         let cancel = AtomicBool::new(false);
         for name in [

@@ -241,6 +241,7 @@ fn own_text_output_round_trips() {
             min_time: Duration::from_millis(5),
             buffer_size: 64 << 10,
             request_size: 4 << 10,
+            passes: None,
         },
         threads: 2,
         runs: 2,

@@ -331,6 +331,11 @@ pub fn block_modes(
     if repeats > 1 && !matches!(algorithm, Algorithm::Tea | Algorithm::Xtea) {
         return Err(CipherError::Repeats(algorithm.name()));
     }
+    if algorithm == Algorithm::Aes
+        && let Some(modes) = crate::aes::AesModes::new(key)
+    {
+        return Ok(Box::new(OwnAes(modes)));
+    }
     let aes = aes_label();
     let (a, n) = (algorithm, key.len());
     match (algorithm, key.len()) {
@@ -379,6 +384,11 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
             xts: Xts::new(data, tweak),
             backend,
         })
+    }
+    if spec.algorithm == Algorithm::Aes
+        && let Some(xts) = crate::aes::AesXts::new(key)
+    {
+        return Ok(Box::new(AesXtsOp { spec, xts }));
     }
     let aes = aes_label();
     Ok(match (spec.algorithm, key.len() / 2) {
@@ -606,6 +616,79 @@ where
         self.xts.decrypt(&iv, data);
         Ok(())
     }
+}
+
+/// Our AES kernels ([`crate::aes`]) behind [`CipherModes`].
+struct OwnAes(crate::aes::AesModes);
+
+fn block16(b: &mut [u8]) -> &mut [u8; 16] {
+    b.try_into()
+        .expect("AES IVs and counters are one 16-byte block")
+}
+
+impl CipherModes for OwnAes {
+    fn block_size(&self) -> usize {
+        crate::aes::BLOCK
+    }
+    fn backend(&self) -> &'static str {
+        self.0.backend().name()
+    }
+    fn ecb_encrypt(&mut self, data: &mut [u8]) {
+        self.0.ecb_encrypt(data)
+    }
+    fn ecb_decrypt(&mut self, data: &mut [u8]) {
+        self.0.ecb_decrypt(data)
+    }
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.cbc_encrypt(block16(iv), data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.cbc_decrypt(block16(iv), data)
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        self.0.ctr_apply(block16(counter), data)
+    }
+}
+
+/// XTS on our AES kernels.
+struct AesXtsOp {
+    spec: CipherSpec,
+    xts: crate::aes::AesXts,
+}
+
+impl CipherOp for AesXtsOp {
+    fn spec(&self) -> &CipherSpec {
+        &self.spec
+    }
+
+    fn backend(&self) -> &'static str {
+        self.xts.backend().name()
+    }
+
+    fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
+        xts_check(data)?;
+        self.xts
+            .encrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
+        Ok(())
+    }
+
+    fn decrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
+        xts_check(data)?;
+        self.xts
+            .decrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
+        Ok(())
+    }
+}
+
+fn xts_check(data: &[u8]) -> Result<(), CipherError> {
+    if data.len() < 16 {
+        return Err(CipherError::DataLength {
+            len: data.len(),
+            block: 16,
+            mode: "xts",
+        });
+    }
+    Ok(())
 }
 
 /// ChaCha20 (RFC 8439): a fresh 96-bit nonce per request from its sector.

@@ -118,21 +118,11 @@ fn child_rows_use_the_tier() {
         Tier::ArmNeon => &["unmasked", "ce"],
         Tier::ArmPortable => &["unmasked", "ce", "neon"],
     };
-    // Rows whose own kernels have not landed yet: they run a crate that picks
-    // its backend from the hardware. Remove an entry when its kernels land.
-    const PENDING: &[&str] = &["aes-crate-unmasked", "chacha20-crate-unmasked"];
     for spec in catalogue() {
         let key = vec![7u8; spec.key_len()];
         let op = build(&spec, &key).expect("every row builds");
         // Composed rows (Adiantum: `avx2+nh+vaes512`) are checked part by part.
         for part in op.backend().split('+') {
-            if PENDING.contains(&part) {
-                note(&format!(
-                    "tier {tier}: {} pending its own kernels ({part})",
-                    spec.label()
-                ));
-                continue;
-            }
             for bad in forbidden {
                 assert!(
                     !part.contains(bad),

@@ -55,6 +55,7 @@ pub(crate) fn plan(args: &BenchArgs) -> Result<Plan, CliError> {
         min_time: Duration::from_secs_f64(args.time),
         buffer_size: args.buffer_size,
         request_size: args.request_size,
+        passes: args.passes,
     };
     for spec in &ciphers {
         method

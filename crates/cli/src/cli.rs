@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::sizes::{parse_seconds, parse_size, parse_threads};
+use crate::sizes::{parse_passes, parse_seconds, parse_size, parse_threads};
 use crate::version;
 
 /// Measure and use the cryptographic speed of your machines and clusters.
@@ -46,6 +46,14 @@ pub enum Command {
     Token(crate::serve::TokenArgs),
     /// Encrypt or decrypt a file on a clustercrypt server (`clustercrypt serve`).
     Remote(crate::remote::RemoteArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(
+        after_help = "Example:\n  clustercrypt completions bash > /etc/bash_completion.d/clustercrypt"
+    )]
+    Completions(crate::shell::CompletionsArgs),
+    /// Print the man page (roff) to stdout; the packages install it as clustercrypt(1).
+    #[command(hide = true)]
+    Man,
 }
 
 /// `clustercrypt bench`.
@@ -105,6 +113,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SIZE", default_value = "64K", value_parser = parse_size)]
     pub request_size: usize,
 
+    /// Exactly N passes over the buffer per direction (or ENC,DEC passes)
+    /// instead of --time: a fixed amount of work for counting instructions
+    /// (scripts/arm_count.py); the MiB/s figures still come from the clock.
+    #[arg(long, value_name = "N|ENC,DEC", value_parser = parse_passes)]
+    pub passes: Option<[u32; 2]>,
+
     /// Repeat each row N times and report mean, median, min, max and standard deviation.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -155,12 +169,16 @@ pub struct CiphersArgs {
     pub json: bool,
 }
 
-/// Parses the command line, with the version line naming the CPU features.
-pub fn parse() -> Cli {
-    let cmd = Cli::command()
+/// The command line definition, with the version line naming the CPU features.
+pub fn command() -> clap::Command {
+    Cli::command()
         .version(version::short_version())
-        .long_version(version::long_version());
-    let matches = cmd.get_matches();
+        .long_version(version::long_version())
+}
+
+/// Parses the command line.
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 

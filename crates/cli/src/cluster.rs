@@ -100,6 +100,7 @@ mod with_mpi {
             version: env!("CARGO_PKG_VERSION").to_string(),
             host: clustercrypt_bench::machine::Machine::detect().hostname,
             threads,
+            mpi: t.library_version(),
         };
         let all = hello(&t, &me).map_err(failed)?;
         if t.rank() != ROOT {
@@ -256,6 +257,7 @@ mod with_mpi {
             version: env!("CARGO_PKG_VERSION").to_string(),
             host: machine.hostname.clone(),
             threads: plan.threads,
+            mpi: t.library_version(),
         };
         hello(&t, &me).map_err(failed)?;
         let b = ClusterBench {
@@ -347,6 +349,7 @@ mod with_mpi {
             version: env!("CARGO_PKG_VERSION").to_string(),
             host: clustercrypt_bench::machine::Machine::detect().hostname,
             threads,
+            mpi: t.library_version(),
         };
         let all = hello(&*t, &me).map_err(failed)?;
         if matches!(config.bench, clustercrypt_service::BenchSource::Measure) {

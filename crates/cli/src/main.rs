@@ -14,6 +14,7 @@ mod remote;
 mod report;
 mod secrets;
 mod serve;
+mod shell;
 mod sizes;
 mod version;
 
@@ -24,9 +25,7 @@ fn main() -> ExitCode {
     if let Err(e) = clustercrypt_catalogue::cpu::mask_from_env() {
         return error::finish(Err(error::CliError::Usage(e.to_string())));
     }
-    if let Some(code) = version::tell_libraries_the_mask() {
-        return code;
-    }
+    version::tell_libraries_the_mask();
     let cli = cli::parse();
     let result = match cli.command {
         cli::Command::Bench(args) => bench::run(&args),
@@ -42,6 +41,8 @@ fn main() -> ExitCode {
         cli::Command::Report(args) => report::run(&args),
         cli::Command::Compare(args) => report::compare(&args),
         cli::Command::Hpl(args) => hpl::run(&args),
+        cli::Command::Completions(args) => shell::completions(&args),
+        cli::Command::Man => shell::man(),
     };
     error::finish(result)
 }

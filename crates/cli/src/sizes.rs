@@ -37,6 +37,20 @@ pub fn parse_threads(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses `N` (passes per direction) or `ENC,DEC` (passes of each).
+pub fn parse_passes(text: &str) -> Result<[u32; 2], String> {
+    let err = || format!("'{text}' is not a number of passes (N or ENC,DEC, e.g. 3 or 3,1)");
+    let num = |t: &str| t.trim().parse::<u32>().map_err(|_| err());
+    let passes = match text.split_once(',') {
+        None => [num(text)?; 2],
+        Some((e, d)) => [num(e)?, num(d)?],
+    };
+    if passes == [0, 0] {
+        return Err(format!("'{text}' asks for no work (at least one pass)"));
+    }
+    Ok(passes)
+}
+
 /// Parses a positive number of seconds (fractions allowed).
 pub fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -74,5 +88,11 @@ mod tests {
         assert_eq!(parse_seconds("0.5"), Ok(0.5));
         assert!(parse_seconds("0").is_err());
         assert!(parse_seconds("nan").is_err());
+        assert_eq!(parse_passes("3"), Ok([3, 3]));
+        assert_eq!(parse_passes("3,1"), Ok([3, 1]));
+        assert_eq!(parse_passes("0,2"), Ok([0, 2]));
+        assert!(parse_passes("0").is_err());
+        assert!(parse_passes("1,").is_err());
+        assert!(parse_passes("-1").is_err());
     }
 }

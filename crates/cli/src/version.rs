@@ -7,10 +7,7 @@ use clustercrypt_catalogue::dispatch;
 
 /// `clustercrypt 0.1.0` plus the features and implementations.
 pub fn long_version() -> String {
-    let mut compiled = vec![std::env::consts::ARCH];
-    if cfg!(all(target_arch = "x86_64", chacha20_avx512)) {
-        compiled.push("chacha20-avx512");
-    }
+    let compiled = [std::env::consts::ARCH];
     let disabled = cpu::detected().difference(cpu::features());
     let asked = cpu::disabled();
     let mask = if asked == cpu::CpuFeatures::NONE {
@@ -59,30 +56,63 @@ pub fn short_version() -> String {
 /// AWS-LC reads its CPU mask (`OPENSSL_ia32cap`, `OPENSSL_armcap`) in a static
 /// constructor, before `main`: when `CLUSTERCRYPT_DISABLE_HWF` hides features
 /// and that variable does not say so yet, run this program again with it set.
-/// Returns an exit code only when that fails.
-pub fn tell_libraries_the_mask() -> Option<std::process::ExitCode> {
-    let (name, value) = cpu::library_env_missing()?;
+///
+/// When that fails the program goes on with a warning: AWS-LC then keeps what
+/// it detected, and the rows its code runs say so (`dispatch::aead_name`).
+/// This happens under QEMU's user mode without binfmt_misc: QEMU answers
+/// `/proc/self/exe` with the guest binary, which the host kernel cannot exec
+/// (ENOEXEC).
+pub fn tell_libraries_the_mask() {
+    let Some((name, value)) = cpu::library_env_missing() else {
+        return;
+    };
     #[cfg(unix)]
     {
-        use std::os::unix::process::CommandExt;
-        let mut args = std::env::args_os();
-        let arg0 = args.next().unwrap_or_default();
-        let err = std::env::current_exe()
-            .map(|exe| {
-                std::process::Command::new(exe)
-                    .arg0(arg0)
-                    .args(args)
-                    .env(name, &value)
-                    .exec()
-            })
-            .unwrap_or_else(|e| e);
-        eprintln!("clustercrypt: error: cannot run again with {name}={value}: {err}");
-        Some(std::process::ExitCode::FAILURE)
+        let err = reexec_with(name, &value);
+        // Still here: AWS-LC did not get the mask, and the rows must say so.
+        // SAFETY: called at the start of `main`, before any other thread exists.
+        unsafe { std::env::remove_var(name) };
+        eprintln!(
+            "clustercrypt: warning: cannot run again with {name}={value} ({err}); \
+             AWS-LC keeps the CPU features it detected: set {name}={value} before \
+             starting clustercrypt"
+        );
     }
     #[cfg(not(unix))]
     {
         // Without exec the libraries keep what they detected; rows say so.
         let _ = (name, value);
-        None
     }
+}
+
+/// Replaces this process by itself with `name=value` added to the environment;
+/// returns only the error. `execv`, not `Command::exec`: the latter's `execvp`
+/// runs a file the kernel refuses with ENOEXEC through `/bin/sh`, which under
+/// QEMU user mode (the guest binary, no binfmt_misc) feeds the ELF to the shell.
+#[cfg(unix)]
+fn reexec_with(name: &str, value: &str) -> std::io::Error {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return e,
+    };
+    let to_c = |s: &std::ffi::OsStr| CString::new(s.as_bytes()).ok();
+    let (Some(path), Some(args)) = (
+        to_c(exe.as_os_str()),
+        std::env::args_os()
+            .map(|a| to_c(&a))
+            .collect::<Option<Vec<_>>>(),
+    ) else {
+        return std::io::Error::other("a NUL byte in the program path or its arguments");
+    };
+    let mut argv: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    // SAFETY: called at the start of `main`, before any other thread exists
+    // (the environment is not read concurrently).
+    unsafe { std::env::set_var(name, value) };
+    // SAFETY: `path` and every `argv` entry are NUL-terminated strings that
+    // outlive the call, and `argv` ends with a null pointer.
+    unsafe { libc::execv(path.as_ptr(), argv.as_ptr()) };
+    std::io::Error::last_os_error()
 }

@@ -1,29 +1,38 @@
-//! `--cluster` under a real `mpirun` (Open MPI), three ranks on this machine.
-//! Built only with `--features mpi`; CI installs Open MPI and runs it.
+//! `--cluster` under a real `mpirun`, three ranks on this machine.
+//! Built only with `--features mpi`; CI runs it on Open MPI and on MPICH (a build
+//! with `MPICC=mpicc.mpich` and `CLUSTERCRYPT_TEST_MPI=mpich`).
 #![cfg(feature = "mpi")]
 
 use std::path::Path;
 use std::process::Command;
 
+/// The launcher of the MPI the binary was built against, for `ranks` ranks on
+/// this machine: Open MPI's unless `CLUSTERCRYPT_TEST_MPI=mpich`.
+fn launcher(ranks: usize) -> Command {
+    let n = ranks.to_string();
+    if std::env::var("CLUSTERCRYPT_TEST_MPI").as_deref() == Ok("mpich") {
+        // Hydra: oversubscribes and leaves ranks unbound by default.
+        let mut cmd = Command::new("mpirun.mpich");
+        cmd.args(["-launcher", "fork", "-n", &n]);
+        cmd
+    } else {
+        let mut cmd = Command::new("mpirun.openmpi");
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .args(["-n", &n, "--oversubscribe", "--bind-to", "none"]);
+        cmd
+    }
+}
+
 fn mpirun(ranks: usize, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
     let bin = assert_cmd::cargo::cargo_bin("clustercrypt");
-    let mut cmd = Command::new("mpirun");
-    cmd.current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .args([
-            "-n",
-            &ranks.to_string(),
-            "--oversubscribe",
-            "--bind-to",
-            "none",
-        ])
-        .arg(bin)
-        .args(args);
+    let mut cmd = launcher(ranks);
+    cmd.current_dir(dir).arg(bin).args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().expect("mpirun runs (install openmpi-bin)")
+    cmd.output()
+        .expect("mpirun runs (install openmpi-bin, or mpich)")
 }
 
 fn local(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
@@ -296,11 +305,8 @@ fn serve_cluster_spreads_requests_and_shuts_down_cleanly() {
         &[],
     );
     assert!(bench.status.success());
-    let mut server = Command::new("mpirun")
+    let mut server = launcher(3)
         .current_dir(d)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .args(["-n", "3", "--oversubscribe", "--bind-to", "none"])
         .arg(assert_cmd::cargo::cargo_bin("clustercrypt"))
         .args([
             "serve",

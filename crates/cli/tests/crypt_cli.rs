@@ -19,10 +19,15 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use assert_cmd::assert::Assert;
+use assert_cmd::cargo::CommandCargoExt;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_clustercrypt");
+/// The binary under test, started through Cargo's target runner when one is set
+/// (QEMU for the ARM cross builds), as assert_cmd's `cargo_bin` does.
+fn bin() -> std::process::Command {
+    std::process::Command::cargo_bin("clustercrypt").unwrap()
+}
 const OPENSSL: &str = "/usr/bin/openssl";
 
 /// The passphrase of every passphrase test; it must never be printed.
@@ -155,7 +160,7 @@ impl Dir {
     /// The binary, running in this directory, with both passphrases in the
     /// environment (and nothing on the command line).
     fn cc(&self) -> Command {
-        let mut c = Command::new(BIN);
+        let mut c = Command::from_std(bin());
         c.current_dir(self.0.path())
             .env(PASS_ENV, PASSPHRASE)
             .env(WRONG_ENV, WRONG_PASSPHRASE)
@@ -438,7 +443,7 @@ fn a_real_pipe_between_two_processes_round_trips() {
     dir.passphrases();
     let plain = data(2 * MIB + 777, 17);
     dir.write("plain", &plain);
-    let mut enc = std::process::Command::new(BIN)
+    let mut enc = bin()
         .current_dir(dir.root())
         .env(PASS_ENV, PASSPHRASE)
         .args(["encrypt", "--passphrase-env", PASS_ENV])
@@ -448,7 +453,7 @@ fn a_real_pipe_between_two_processes_round_trips() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let dec = std::process::Command::new(BIN)
+    let dec = bin()
         .current_dir(dir.root())
         .args(["decrypt", "--passphrase-file", "pass", "-o", "-", "-"])
         .stdin(Stdio::from(enc.stdout.take().unwrap()))
@@ -1992,7 +1997,7 @@ fn interrupt_leaves_nothing(signal: &str) {
     use std::time::Instant;
     let dir = Dir::new();
     dir.keys();
-    let mut child = std::process::Command::new(BIN)
+    let mut child = bin()
         .current_dir(dir.root())
         .args(["decrypt", "--key-file", "key", "-q", "-o", "out", "-"])
         .stdin(Stdio::piped())

@@ -16,9 +16,14 @@ use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use assert_cmd::cargo::CommandCargoExt;
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_clustercrypt");
+/// The binary under test, started through Cargo's target runner when one is set
+/// (QEMU for the ARM cross builds), as assert_cmd's `cargo_bin` does.
+fn bin() -> Command {
+    Command::cargo_bin("clustercrypt").unwrap()
+}
 /// Passed to every passphrase run in an environment variable; never printed.
 const PASSPHRASE: &str = "Service-Horse-Battery-Staple-91ac";
 const PASS_ENV: &str = "CLUSTERCRYPT_TEST_PASSPHRASE";
@@ -47,7 +52,7 @@ fn data(len: usize, seed: u64) -> Vec<u8> {
 
 /// Runs the binary in `dir` and returns its output.
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    bin()
         .args(args)
         .current_dir(dir)
         .env(PASS_ENV, PASSPHRASE)
@@ -135,7 +140,7 @@ impl Server {
         let stored = fs::read_to_string(dir.join("tokens.txt")).unwrap();
         assert!(stored.starts_with("sha256:") && !stored.contains(&token));
 
-        let mut child = Command::new(BIN)
+        let mut child = bin()
             .args([
                 "serve",
                 "--listen",
@@ -628,7 +633,7 @@ fn oversized_bodies_are_413() {
     assert_no_output(dir, "big.ccrypt");
 
     let url = server.url();
-    let mut child = Command::new(BIN)
+    let mut child = bin()
         .args([
             "remote",
             "encrypt",

@@ -33,17 +33,23 @@ pub struct Hello {
     pub host: String,
     /// Worker threads the rank will use.
     pub threads: usize,
+    /// The MPI library the rank's binary runs on (the first line of
+    /// `MPI_Get_library_version`, e.g. `Open MPI v4.1.4, ...` or
+    /// `MPICH Version: 4.0.2`).
+    pub mpi: String,
 }
 
 impl Hello {
     fn encode(&self) -> Vec<u8> {
-        format!("{}\n{}\n{}", self.version, self.host, self.threads).into_bytes()
+        let mpi = self.mpi.lines().next().unwrap_or("").trim();
+        format!("{}\n{}\n{}\n{mpi}", self.version, self.host, self.threads).into_bytes()
     }
 
     fn decode(bytes: &[u8]) -> Result<Hello, ClusterError> {
         let text = String::from_utf8_lossy(bytes);
-        let mut it = text.splitn(3, '\n');
-        let (Some(v), Some(h), Some(t)) = (it.next(), it.next(), it.next()) else {
+        let mut it = text.splitn(4, '\n');
+        let (Some(v), Some(h), Some(t), Some(m)) = (it.next(), it.next(), it.next(), it.next())
+        else {
             return Err(ClusterError::Protocol("bad hello".into()));
         };
         Ok(Hello {
@@ -52,12 +58,14 @@ impl Hello {
             threads: t
                 .parse()
                 .map_err(|_| ClusterError::Protocol("bad hello".into()))?,
+            mpi: m.to_string(),
         })
     }
 }
 
 /// Exchanges greetings: every rank reports to rank 0, which refuses the job if
-/// any rank runs another version. Returns every rank's greeting (on rank 0; on
+/// any rank runs another clustercrypt version or another MPI library (Open MPI
+/// and MPICH do not interoperate, nor do different releases reliably). Returns every rank's greeting (on rank 0; on
 /// other ranks only their own).
 pub fn hello(t: &dyn Transport, me: &Hello) -> Result<Vec<Hello>, ClusterError> {
     if t.rank() != ROOT {
@@ -74,16 +82,26 @@ pub fn hello(t: &dyn Transport, me: &Hello) -> Result<Vec<Hello>, ClusterError> 
     for rank in 1..t.size() {
         all.push(Hello::decode(&t.recv(rank, HELLO_TAG)?)?);
     }
-    let bad = all
-        .iter()
-        .enumerate()
-        .find(|(_, h)| h.version != me.version)
-        .map(|(rank, h)| ClusterError::Version {
-            rank,
-            host: h.host.clone(),
-            theirs: h.version.clone(),
-            ours: me.version.clone(),
-        });
+    let first_line = |s: &str| s.lines().next().unwrap_or("").trim().to_string();
+    let bad = all.iter().enumerate().find_map(|(rank, h)| {
+        if h.version != me.version {
+            Some(ClusterError::Version {
+                rank,
+                host: h.host.clone(),
+                theirs: h.version.clone(),
+                ours: me.version.clone(),
+            })
+        } else if first_line(&h.mpi) != first_line(&me.mpi) {
+            Some(ClusterError::MpiLibrary {
+                rank,
+                host: h.host.clone(),
+                theirs: first_line(&h.mpi),
+                ours: first_line(&me.mpi),
+            })
+        } else {
+            None
+        }
+    });
     let answer = match &bad {
         Some(e) => format!("refused: {e}").into_bytes(),
         None => b"ok".to_vec(),

@@ -30,6 +30,20 @@ pub enum ClusterError {
         /// Ours.
         ours: String,
     },
+    /// The ranks run on different MPI libraries.
+    #[error(
+        "node {host} (rank {rank}) runs on MPI library \"{theirs}\", this node on \"{ours}\"; build clustercrypt against the same MPI (Open MPI or MPICH, same release) on every node"
+    )]
+    MpiLibrary {
+        /// The rank.
+        rank: usize,
+        /// Its host name.
+        host: String,
+        /// Its MPI library.
+        theirs: String,
+        /// Ours.
+        ours: String,
+    },
     /// The transport failed.
     #[error("cluster transport: {0}")]
     Transport(String),

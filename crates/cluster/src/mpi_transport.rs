@@ -42,11 +42,41 @@ impl MpiTransport {
                 "this MPI library gives thread level {level:?}; clustercrypt needs MPI_THREAD_MULTIPLE"
             )));
         }
-        Ok(MpiTransport {
+        let t = MpiTransport {
             world: universe.world(),
             _universe: universe,
-        })
+        };
+        if let Some((var, ranks)) = launcher_size().filter(|&(_, n)| n > 1 && t.size() == 1) {
+            return Err(ClusterError::Transport(format!(
+                "started by an MPI launcher for {ranks} ranks ({var}={ranks}), but this \
+                 binary's MPI library ({}) sees a job of one rank: it was built against another \
+                 MPI than the mpirun that started it. Start it with its own MPI's mpirun \
+                 (Debian: mpirun.openmpi or mpirun.mpich) and use the same MPI on every node",
+                t.library_version()
+            )));
+        }
+        Ok(t)
     }
+
+    /// The first line of `MPI_Get_library_version`: `Open MPI v4.1.4, ...` or
+    /// `MPICH Version: 4.0.2` (tabs turned into spaces).
+    pub fn library_version(&self) -> String {
+        let full = mpi::environment::library_version().unwrap_or_default();
+        let line = full.lines().next().unwrap_or("unknown MPI").trim();
+        line.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// The job size the launcher announced in the environment, if any: Open MPI's
+/// mpirun sets `OMPI_COMM_WORLD_SIZE`, MPICH's Hydra (and Slurm) `PMI_SIZE`.
+/// A library that does not understand the launcher starts as a job of one rank.
+fn launcher_size() -> Option<(&'static str, usize)> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .into_iter()
+        .find_map(|var| {
+            let n = std::env::var(var).ok()?.trim().parse().ok()?;
+            Some((var, n))
+        })
 }
 
 impl Transport for MpiTransport {

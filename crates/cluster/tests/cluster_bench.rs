@@ -29,6 +29,7 @@ fn every_rank_measures_and_rank_0_gathers_with_a_sweep() {
                             min_time: Duration::from_millis(10),
                             buffer_size: 1 << 16,
                             request_size: 1 << 12,
+                            passes: None,
                         },
                         sweep: true,
                         me: NodeInfo {

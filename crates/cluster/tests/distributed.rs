@@ -20,6 +20,7 @@ fn me(version: &str, rank: usize) -> Hello {
         version: version.into(),
         host: format!("node{rank}"),
         threads: 2,
+        mpi: "Test MPI 1.0".into(),
     }
 }
 
@@ -165,6 +166,34 @@ fn a_different_version_is_refused_naming_the_node() {
     assert!(
         errs.iter()
             .all(|e| e.contains("node2 (rank 2) runs clustercrypt 0.0.9")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_different_mpi_library_is_refused_naming_both() {
+    let ranks = local::cluster(3);
+    let errs: Vec<String> = std::thread::scope(|s| {
+        let hs: Vec<_> = ranks
+            .iter()
+            .map(|t| {
+                let mut hi = me("0.1.0", t.rank());
+                if t.rank() == 1 {
+                    // MPICH's library version is several lines; only the first counts.
+                    hi.mpi = "MPICH Version:\t4.0.2\nMPICH Release date: ...".into();
+                }
+                s.spawn(move || hello(t, &hi).map(|_| ()).map_err(|e| e.to_string()))
+            })
+            .collect();
+        hs.into_iter()
+            .filter_map(|h| h.join().unwrap().err())
+            .collect()
+    });
+    assert_eq!(errs.len(), 3, "every rank stops: {errs:?}");
+    assert!(
+        errs.iter().all(|e| e.contains(
+            "node1 (rank 1) runs on MPI library \"MPICH Version:\t4.0.2\", this node on \"Test MPI 1.0\""
+        )),
         "{errs:?}"
     );
 }

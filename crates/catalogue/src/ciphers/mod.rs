@@ -11,7 +11,7 @@ pub mod tea;
 pub mod twofish;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 /// The Serpent implementation the catalogue uses.
 pub type Serpent = serpent::Serpent;

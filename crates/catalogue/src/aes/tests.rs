@@ -1,0 +1,313 @@
+//! Every backend this CPU runs against the `aes` crate composed with the
+//! portable modes of [`crate::modes`], on random keys, lengths and
+//! alignments, across batch boundaries and counter wraps, plus the official
+//! vectors per backend. A backend the CPU lacks is named on stderr.
+
+use std::io::Write;
+
+use cipher::KeyInit;
+use hex_literal::hex;
+
+use super::{AesModes, AesXts, Backend};
+use crate::ciphers::test_support::XorShift;
+use crate::modes::{BlockModes, Xts};
+
+/// The backends this CPU runs; a note for each it lacks.
+fn backends() -> Vec<Backend> {
+    let mut out = Vec::new();
+    for &b in Backend::ALL {
+        if b.runnable() {
+            out.push(b);
+        } else {
+            let _ = writeln!(
+                std::io::stderr(),
+                "note: AES backend {} not tested: this CPU lacks it",
+                b.name()
+            );
+        }
+    }
+    out
+}
+
+/// The oracle's modes for a 16-, 24- or 32-byte key.
+enum Oracle {
+    A128(BlockModes<aes::Aes128>),
+    A192(BlockModes<aes::Aes192>),
+    A256(BlockModes<aes::Aes256>),
+}
+
+macro_rules! each {
+    ($o:expr, $m:ident => $e:expr) => {
+        match $o {
+            Oracle::A128($m) => $e,
+            Oracle::A192($m) => $e,
+            Oracle::A256($m) => $e,
+        }
+    };
+}
+
+fn oracle(key: &[u8]) -> Oracle {
+    match key.len() {
+        16 => Oracle::A128(BlockModes::new(aes::Aes128::new_from_slice(key).unwrap())),
+        24 => Oracle::A192(BlockModes::new(aes::Aes192::new_from_slice(key).unwrap())),
+        _ => Oracle::A256(BlockModes::new(aes::Aes256::new_from_slice(key).unwrap())),
+    }
+}
+
+fn oracle_xts(key: &[u8], iv: &[u8; 16], data: &mut [u8], enc: bool) {
+    fn run<C>(key: &[u8], iv: &[u8; 16], data: &mut [u8], enc: bool)
+    where
+        C: KeyInit
+            + cipher::BlockCipherEncrypt<BlockSize = cipher::consts::U16>
+            + cipher::BlockCipherDecrypt,
+    {
+        let (k1, k2) = key.split_at(key.len() / 2);
+        let mut x = Xts::new(
+            C::new_from_slice(k1).unwrap(),
+            C::new_from_slice(k2).unwrap(),
+        );
+        if enc {
+            x.encrypt(iv, data)
+        } else {
+            x.decrypt(iv, data)
+        }
+    }
+    match key.len() {
+        32 => run::<aes::Aes128>(key, iv, data, enc),
+        48 => run::<aes::Aes192>(key, iv, data, enc),
+        _ => run::<aes::Aes256>(key, iv, data, enc),
+    }
+}
+
+/// A random length up to a few batches, often right at a batch boundary.
+fn length(rng: &mut XorShift, block: usize) -> usize {
+    let blocks = match rng.below(4) {
+        0 => rng.below(4) * 16 + rng.below(3),
+        1 => [8, 16, 32, 64][rng.below(4)] + [0, 1, 15][rng.below(3)],
+        _ => rng.below(300),
+    };
+    blocks * block
+}
+
+#[test]
+fn every_backend_matches_the_oracle_in_ecb_cbc_ctr() {
+    let mut rng = XorShift(0x5eed_ae51);
+    for backend in backends() {
+        for round in 0..300 {
+            let key_len = [16, 24, 32][round % 3];
+            let mut key = vec![0u8; key_len];
+            rng.fill(&mut key);
+            let ours = AesModes::with_backend(&key, backend).unwrap();
+            let mut theirs = oracle(&key);
+            let len = length(&mut rng, 16);
+            let offset = rng.below(16);
+            let mut buf = vec![0u8; len + offset + 1];
+            rng.fill(&mut buf);
+            let mut expect = buf[offset..offset + len].to_vec();
+            let data = &mut buf[offset..offset + len];
+            let mut iv = [0u8; 16];
+            rng.fill(&mut iv);
+            let what = format!("{} AES-{} {len} bytes", backend.name(), key_len * 8);
+            match round % 5 {
+                0 => {
+                    ours.ecb_encrypt(data);
+                    each!(&mut theirs, m => m.ecb_encrypt(&mut expect));
+                }
+                1 => {
+                    ours.ecb_decrypt(data);
+                    each!(&mut theirs, m => m.ecb_decrypt(&mut expect));
+                }
+                2 => {
+                    let mut iv2 = iv;
+                    ours.cbc_encrypt(&mut iv, data);
+                    each!(&mut theirs, m => m.cbc_encrypt(&mut iv2, &mut expect));
+                    assert_eq!(iv, iv2, "{what}: CBC chaining value");
+                }
+                3 => {
+                    let mut iv2 = iv;
+                    ours.cbc_decrypt(&mut iv, data);
+                    each!(&mut theirs, m => m.cbc_decrypt(&mut iv2, &mut expect));
+                    assert_eq!(iv, iv2, "{what}: CBC chaining value");
+                }
+                _ => {
+                    // Odd lengths; counters near both wraps now and then.
+                    let cut = rng.below(16).min(expect.len());
+                    let data = &mut buf[offset..offset + len - cut];
+                    expect.truncate(len - cut);
+                    match rng.below(3) {
+                        0 => iv[8..].fill(0xff),
+                        1 => iv.fill(0xff),
+                        _ => {}
+                    }
+                    iv[15] = iv[15].wrapping_sub(rng.below(40) as u8);
+                    let mut iv2 = iv;
+                    ours.ctr_apply(&mut iv, data);
+                    each!(&mut theirs, m => m.ctr_apply(&mut iv2, &mut expect));
+                    assert_eq!(iv, iv2, "{what}: counter after");
+                    assert_eq!(&buf[offset..offset + len - cut], &expect[..], "{what}");
+                    continue;
+                }
+            }
+            assert_eq!(
+                &buf[offset..offset + len],
+                &expect[..],
+                "{what} mode {}",
+                round % 5
+            );
+        }
+    }
+}
+
+#[test]
+fn every_backend_ctr_carries_across_both_wraps_and_chains() {
+    let key = [7u8; 32];
+    let mut theirs = oracle(&key);
+    for backend in backends() {
+        let ours = AesModes::with_backend(&key, backend).unwrap();
+        for start in [
+            hex!("0000000000000000fffffffffffffff0"),
+            hex!("fffffffffffffffffffffffffffffffa"),
+            hex!("00000000000000fffffffffffffffffe"),
+        ] {
+            let mut data = vec![0u8; 40 * 16 + 5];
+            let mut expect = data.clone();
+            let (mut c1, mut c2) = (start, start);
+            // Two calls: the counter returned must chain.
+            let (a, b) = data.split_at_mut(17 * 16);
+            ours.ctr_apply(&mut c1, a);
+            ours.ctr_apply(&mut c1, b);
+            each!(&mut theirs, m => m.ctr_apply(&mut c2, &mut expect));
+            assert_eq!(data, expect, "{} from {start:02x?}", backend.name());
+            assert_eq!(c1, c2);
+        }
+    }
+}
+
+#[test]
+fn every_backend_matches_the_oracle_in_xts() {
+    let mut rng = XorShift(0x5eed_a7e5);
+    for backend in backends() {
+        for round in 0..300 {
+            let key_len = [32, 48, 64][round % 3];
+            let mut key = vec![0u8; key_len];
+            rng.fill(&mut key);
+            let ours = AesXts::with_backend(&key, backend).unwrap();
+            let len = (length(&mut rng, 16) + rng.below(16)).max(16);
+            let offset = rng.below(16);
+            let mut buf = vec![0u8; len + offset];
+            rng.fill(&mut buf);
+            let plain = buf[offset..].to_vec();
+            let mut iv = [0u8; 16];
+            rng.fill(&mut iv[..8]);
+            if rng.below(4) == 0 {
+                iv = [0xff; 16]; // a tweak whose doublings all carry
+            }
+            let mut expect = plain.clone();
+            oracle_xts(&key, &iv, &mut expect, true);
+            ours.encrypt(&iv, &mut buf[offset..]);
+            let what = format!("{} XTS-{} {len} bytes", backend.name(), key_len * 4);
+            assert_eq!(&buf[offset..], &expect[..], "{what} encrypt");
+            ours.decrypt(&iv, &mut buf[offset..]);
+            assert_eq!(&buf[offset..], &plain[..], "{what} decrypt");
+        }
+    }
+}
+
+/// FIPS-197 Appendix C.1-C.3: one block under 128-, 192- and 256-bit keys.
+#[test]
+fn every_backend_passes_fips197_appendix_c() {
+    let pt = hex!("00112233445566778899aabbccddeeff");
+    let key: Vec<u8> = (0..32).collect();
+    let cases = [
+        (16, hex!("69c4e0d86a7b0430d8cdb78070b4c55a")),
+        (24, hex!("dda97ca4864cdfe06eaf70a0ec0d7191")),
+        (32, hex!("8ea2b7ca516745bfeafc49904b496089")),
+    ];
+    for backend in backends() {
+        for (n, ct) in cases {
+            let aes = AesModes::with_backend(&key[..n], backend).unwrap();
+            // 17 copies: through the wide batch and the single-block tail.
+            let mut data = pt.repeat(17);
+            aes.ecb_encrypt(&mut data);
+            assert_eq!(data, ct.repeat(17), "{} AES-{}", backend.name(), n * 8);
+            aes.ecb_decrypt(&mut data);
+            assert_eq!(data, pt.repeat(17));
+        }
+    }
+}
+
+/// NIST SP 800-38A F.2.1 (CBC-AES128) and F.5.1 (CTR-AES128).
+#[test]
+fn every_backend_passes_sp800_38a() {
+    let key = hex!("2b7e151628aed2a6abf7158809cf4f3c");
+    let pt = hex!(
+        "6bc1bee22e409f96e93d7e117393172a ae2d8a571e03ac9c9eb76fac45af8e51"
+        "30c81c46a35ce411e5fbc1191a0a52ef f69f2445df4f9b17ad2b417be66c3710"
+    );
+    let cbc = hex!(
+        "7649abac8119b246cee98e9b12e9197d 5086cb9b507219ee95db113a917678b2"
+        "73bed6b8e3c1743b7116e69e22229516 3ff1caa1681fac09120eca307586e1a7"
+    );
+    let ctr = hex!(
+        "874d6191b620e3261bef6864990db6ce 9806f66b7970fdff8617187bb9fffdff"
+        "5ae4df3edbd5d35e5b4f09020db03eab 1e031dda2fbe03d1792170a0f3009cee"
+    );
+    for backend in backends() {
+        let aes = AesModes::with_backend(&key, backend).unwrap();
+        let iv0 = hex!("000102030405060708090a0b0c0d0e0f");
+        let mut data = pt;
+        let mut iv = iv0;
+        aes.cbc_encrypt(&mut iv, &mut data);
+        assert_eq!(data, cbc, "{} CBC encrypt", backend.name());
+        let mut iv = iv0;
+        aes.cbc_decrypt(&mut iv, &mut data);
+        assert_eq!(data, pt, "{} CBC decrypt", backend.name());
+        let mut c = hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+        aes.ctr_apply(&mut c, &mut data);
+        assert_eq!(data, ctr, "{} CTR", backend.name());
+    }
+}
+
+/// IEEE 1619-2007 Annex B vectors 2 (two blocks) and 15-18 (stealing).
+#[test]
+fn every_backend_passes_ieee1619() {
+    for backend in backends() {
+        let key = hex!("11111111111111111111111111111111 22222222222222222222222222222222");
+        let mut iv = [0u8; 16];
+        iv[..8].copy_from_slice(&0x33_3333_3333u64.to_le_bytes());
+        let xts = AesXts::with_backend(&key, backend).unwrap();
+        let mut data = [0x44u8; 32];
+        xts.encrypt(&iv, &mut data);
+        assert_eq!(
+            data,
+            hex!("c454185e6a16936e39334038acef838bfb186fff7480adc4289382ecd6d394f0"),
+            "{} vector 2",
+            backend.name()
+        );
+        let key = hex!("fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0 bfbebdbcbbbab9b8b7b6b5b4b3b2b1b0");
+        let xts = AesXts::with_backend(&key, backend).unwrap();
+        let iv = hex!("9a785634120000000000000000000000");
+        let pt: Vec<u8> = (0..20).collect();
+        let cts: [&[u8]; 4] = [
+            &hex!("6c1625db4671522d3d7599601de7ca09ed"),
+            &hex!("d069444b7a7e0cab09e24447d24deb1fedbf"),
+            &hex!("e5df1351c0544ba1350b3363cd8ef4beedbf9d"),
+            &hex!("9d84c813f719aa2c7be3f66171c7c5c2edbf9dac"),
+        ];
+        for ct in cts {
+            let mut data = pt[..ct.len()].to_vec();
+            xts.encrypt(&iv, &mut data);
+            assert_eq!(data, ct, "{} {} bytes", backend.name(), ct.len());
+            xts.decrypt(&iv, &mut data);
+            assert_eq!(data, &pt[..ct.len()]);
+        }
+    }
+}
+
+#[test]
+fn bad_keys_are_refused() {
+    for &b in Backend::ALL {
+        assert!(AesModes::with_backend(&[0; 20], b).is_none());
+        assert!(AesXts::with_backend(&[0; 40], b).is_none());
+    }
+}
