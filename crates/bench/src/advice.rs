@@ -12,8 +12,10 @@
 //!
 //! - disk: the fastest secure XTS row (compared at 512-bit keys, cryptsetup's LUKS2
 //!   default, else the largest key measured); when the CPU has no AES
-//!   instructions and even that row is below [`FAST_DISK_MIB_S`], Adiantum
-//!   (`xchacha12,aes-adiantum-plain64`), which was designed for such CPUs;
+//!   instructions, Adiantum (`xchacha12,aes-adiantum-plain64`), which was
+//!   designed for such CPUs, when its measured row is faster than that XTS row
+//!   (or, not measured, when that row is below [`FAST_DISK_MIB_S`]); the measured
+//!   wide-block rows (Adiantum, HCTR2) are listed as alternatives either way;
 //! - files: the faster of AES-256-GCM and ChaCha20-Poly1305;
 //! - rows marked insecure, and ciphers with 64-bit blocks, are never recommended.
 //!
@@ -229,14 +231,60 @@ fn luks_command(spec: &str, key_bits: usize) -> String {
     format!("cryptsetup luksFormat --type luks2 --cipher {spec} --key-size {key_bits} DEVICE")
 }
 
+/// The fastest usable measured row of a wide-block mode.
+fn wide_row(report: &Report, mode: Mode) -> Option<&CipherRow> {
+    per_algorithm(report, mode, 256).into_iter().next()
+}
+
+/// What the measured wide-block rows offer besides the chosen XTS row.
+fn wide_alternatives(report: &Report, best: &CipherRow) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(h) = wide_row(report, Mode::Hctr2) {
+        out.push(format!(
+            "aes-hctr2-plain64 with --key-size 256 (Linux 6.0 and later): {:.1} MiB/s, {:.2} times {}; a wide-block cipher (a changed bit changes the whole sector, not one 16-byte block)",
+            speed(h),
+            speed(h) / speed(best),
+            xts_spec(best)
+        ));
+    }
+    if let Some(a) = wide_row(report, Mode::AdiantumXChaCha12) {
+        out.push(format!(
+            "{ADIANTUM_SPEC} with --key-size 256: {:.1} MiB/s, {:.2} times {}; wide-block, and needs no AES instructions",
+            speed(a),
+            speed(a) / speed(best),
+            xts_spec(best)
+        ));
+    }
+    out
+}
+
 fn adiantum(report: &Report, why: String, fallback: Option<&CipherRow>) -> Advice {
     let mut reason = why;
     reason.push_str(
         " Adiantum (Linux 5.0 and later) was designed for CPUs without AES instructions: \
          it encrypts with XChaCha12, which needs only additions, rotations and XORs, and \
-         uses AES on a single block per sector. clustercrypt does not measure it; check \
-         it with `cryptsetup benchmark -c xchacha12,aes-adiantum-plain64 -s 256`.",
+         uses AES on a single block per sector.",
     );
+    let measured = wide_row(report, Mode::AdiantumXChaCha12);
+    match (measured, fallback) {
+        (Some(a), Some(f)) => {
+            let _ = write!(
+                reason,
+                " Measured here: {}, {:.1} times {}.",
+                describe(a),
+                speed(a) / speed(f),
+                describe(f)
+            );
+        }
+        (Some(a), None) => {
+            let _ = write!(reason, " Measured here: {}.", describe(a));
+        }
+        (None, _) => reason.push_str(
+            " It was not measured in these results; measure it with \
+             `clustercrypt bench -c xchacha12,aes-adiantum-plain64` (or `cryptsetup benchmark \
+             -c xchacha12,aes-adiantum-plain64 -s 256`).",
+        ),
+    }
     if let Some(c) = report
         .ciphers
         .iter()
@@ -263,7 +311,7 @@ fn adiantum(report: &Report, why: String, fallback: Option<&CipherRow>) -> Advic
     Advice {
         choice: ADIANTUM_SPEC.into(),
         key_bits: 256,
-        mib_s: None,
+        mib_s: measured.map(speed),
         command: luks_command(ADIANTUM_SPEC, 256),
         reason,
         alternatives,
@@ -276,6 +324,7 @@ fn xts_spec(r: &CipherRow) -> String {
 
 fn disk_advice(report: &Report, aes: &AesSupport, missing: &mut Vec<String>) -> Option<Advice> {
     let rows = per_algorithm(report, Mode::Xts, 512);
+    let adiantum_row = wide_row(report, Mode::AdiantumXChaCha12);
     let Some(&best) = rows.first() else {
         missing.push(
             "no XTS rows, so disk advice rests on the AES instructions alone: run \
@@ -295,7 +344,7 @@ fn disk_advice(report: &Report, aes: &AesSupport, missing: &mut Vec<String>) -> 
                 ),
                 alternatives: Vec::new(),
             }),
-            i if i.absent() => Some(adiantum(
+            i if i.absent() || adiantum_row.is_some() => Some(adiantum(
                 report,
                 format!(
                     "AES instructions {}, so AES runs in software.",
@@ -315,13 +364,25 @@ fn disk_advice(report: &Report, aes: &AesSupport, missing: &mut Vec<String>) -> 
     } else {
         format!(" (others: {})", others.join(", "))
     };
-    if aes.instructions.absent() && speed(best) < FAST_DISK_MIB_S {
+    let adiantum_wins = match adiantum_row {
+        Some(a) => speed(a) > speed(best),
+        None => speed(best) < FAST_DISK_MIB_S,
+    };
+    if aes.instructions.absent() && adiantum_wins {
         let aes_row = rows.iter().find(|r| r.algorithm == Algorithm::Aes);
-        let mut why = format!(
-            "No AES instructions ({}), and the fastest XTS cipher here, {}, is below the ~{FAST_DISK_MIB_S:.0} MiB/s of an SSD or a fast USB 3 drive, so the cipher, not the storage, would limit the volume (the Raspberry Pi 4 of seed 003: aes-xts 512b at 68.6 MiB/s on a drive rated 400 MB/s).",
-            aes.instructions.describe(),
-            describe(best)
-        );
+        let mut why = if adiantum_row.is_some() {
+            format!(
+                "No AES instructions ({}), and Adiantum is faster here than the fastest XTS cipher, {}.",
+                aes.instructions.describe(),
+                describe(best)
+            )
+        } else {
+            format!(
+                "No AES instructions ({}), and the fastest XTS cipher here, {}, is below the ~{FAST_DISK_MIB_S:.0} MiB/s of an SSD or a fast USB 3 drive, so the cipher, not the storage, would limit the volume (the Raspberry Pi 4 of seed 003: aes-xts 512b at 68.6 MiB/s on a drive rated 400 MB/s).",
+                aes.instructions.describe(),
+                describe(best)
+            )
+        };
         if best.algorithm != Algorithm::Aes
             && let Some(a) = aes_row
         {
@@ -405,6 +466,7 @@ fn disk_advice(report: &Report, aes: &AesSupport, missing: &mut Vec<String>) -> 
             speed(second)
         ));
     }
+    alternatives.extend(wide_alternatives(report, best));
     Some(Advice {
         choice: xts_spec(best),
         key_bits: best.key_bits,
@@ -698,6 +760,56 @@ mod tests {
             rec.missing
                 .iter()
                 .any(|m| m.contains("aes-gcm or chacha20-poly1305"))
+        );
+    }
+
+    #[test]
+    fn measured_adiantum_is_weighed_against_xts() {
+        // A Pi 4: no AES instructions, Adiantum measured faster than any XTS row.
+        let rows = [
+            ("aes-xts", 512, 68.0),
+            ("twofish-xts", 512, 63.0),
+            ("xchacha12,aes-adiantum", 256, 160.0),
+            ("xchacha20,aes-adiantum", 256, 120.0),
+        ];
+        let disk = recommend(&report(&["neon"], &rows)).disk.unwrap();
+        assert_eq!(disk.choice, ADIANTUM_SPEC);
+        assert_eq!(disk.mib_s, Some(160.0));
+        assert!(disk.reason.contains("2.4 times"), "{}", disk.reason);
+        assert!(!disk.reason.contains("not measured"), "{}", disk.reason);
+        // Measured slower than an XTS row: the XTS row wins, even below 500 MiB/s.
+        let rows = [
+            ("aes-xts", 512, 68.0),
+            ("twofish-xts", 512, 190.0),
+            ("xchacha12,aes-adiantum", 256, 160.0),
+        ];
+        let disk = recommend(&report(&["neon"], &rows)).disk.unwrap();
+        assert_eq!(disk.choice, "twofish-xts-plain64");
+        assert!(
+            disk.alternatives
+                .iter()
+                .any(|a| a.starts_with(ADIANTUM_SPEC) && a.contains("160.0 MiB/s")),
+            "{disk:?}"
+        );
+    }
+
+    #[test]
+    fn with_aes_xts_stays_and_hctr2_is_listed() {
+        let mut rows = ROWS.to_vec();
+        rows.push(("aes-hctr2", 256, 400.0));
+        rows.push(("xchacha12,aes-adiantum", 256, 600.0));
+        let disk = recommend(&report(&["aes", "avx2"], &rows)).disk.unwrap();
+        assert_eq!(disk.choice, "aes-xts-plain64");
+        let hctr2 = disk
+            .alternatives
+            .iter()
+            .find(|a| a.starts_with("aes-hctr2-plain64"))
+            .expect("HCTR2 listed");
+        assert!(hctr2.contains("400.0 MiB/s, 0.50 times"), "{hctr2}");
+        assert!(
+            disk.alternatives
+                .iter()
+                .any(|a| a.starts_with(ADIANTUM_SPEC))
         );
     }
 

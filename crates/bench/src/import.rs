@@ -12,8 +12,9 @@
 //!   size (taken as 256 bits), `MB/s` (cryptsetup always divided by 2^20, so `MB/s`
 //!   figures are MiB/s);
 //! - single-cipher runs (`cryptsetup benchmark -c ...`), including ciphers the
-//!   catalogue does not know (`cast5-cbc`, `xchacha12,aes-adiantum`): those land in
-//!   [`Report::unavailable`] with their figures in the reason;
+//!   catalogue does not know (`cast5-cbc`): those land in
+//!   [`Report::unavailable`] with their figures in the reason (Adiantum and HCTR2,
+//!   `xchacha12,aes-adiantum 256b ...`, are catalogue rows);
 //! - `clustercrypt bench --format text`: `(insecure)` markers and the `#` lines for
 //!   threads, runs, the cluster section and interruption are read back.
 //!

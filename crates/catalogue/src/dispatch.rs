@@ -158,6 +158,13 @@ pub fn serpent() -> &'static str {
     }
 }
 
+/// Whether POLYVAL (HCTR2) runs the `polyval` crate's carry-less multiply
+/// code. The crate picks it from the hardware, so where the mask forbids
+/// carry-less multiply the portable field arithmetic runs instead.
+pub fn polyval_clmul() -> bool {
+    cpu::features().pmull && cpu::detected().pmull
+}
+
 /// Which SIMD code the modes' helpers (XTS tweaks, CTR counters, XOR) use.
 pub fn mode_simd() -> crate::backends::Simd {
     use crate::backends::Simd;

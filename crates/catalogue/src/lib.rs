@@ -20,9 +20,12 @@ pub mod dispatch;
 pub mod modes;
 pub mod op;
 pub mod spec;
+pub mod wide;
 
 pub use algorithm::{Algorithm, KeySizes, Kind};
-pub use op::{BuildOptions, CipherError, CipherModes, CipherOp, block_modes, build, build_with};
+pub use op::{
+    BuildOptions, CipherError, CipherModes, CipherOp, block_modes, build, build_wide, build_with,
+};
 pub use spec::{CipherSpec, IvGen, Mode, SpecError};
 
 /// Every row `bench --all` measures, in table order.
@@ -53,6 +56,13 @@ pub fn catalogue() -> Vec<CipherSpec> {
     rows.push(
         CipherSpec::new(Algorithm::ChaCha20, Mode::Poly1305, IvGen::Random, 256).expect("valid"),
     );
+    for mode in [
+        Mode::AdiantumXChaCha12,
+        Mode::AdiantumXChaCha20,
+        Mode::Hctr2,
+    ] {
+        rows.push(CipherSpec::new(Algorithm::Aes, mode, IvGen::Plain64, 256).expect("valid"));
+    }
     rows
 }
 

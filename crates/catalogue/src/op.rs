@@ -61,6 +61,18 @@ pub enum CipherError {
     /// `--rounds` was given for a cipher that does not take it.
     #[error("repeating the cipher (--rounds) is offered for TEA and XTEA only, not {0}")]
     Repeats(&'static str),
+    /// A wide-block cipher got a sector (or a last piece) shorter than a block.
+    #[error(
+        "{mode} enciphers {sector}-byte sectors of at least 16 bytes; {len} bytes leaves a shorter piece"
+    )]
+    WideLength {
+        /// Bytes given.
+        len: usize,
+        /// The sector size.
+        sector: usize,
+        /// The mode.
+        mode: &'static str,
+    },
     /// An AEAD tag did not verify.
     #[error("authentication failed")]
     Authentication,
@@ -210,6 +222,9 @@ pub fn build_with(
             }))
         }
         Mode::Xts => build_xts(spec, key),
+        Mode::AdiantumXChaCha12 | Mode::AdiantumXChaCha20 | Mode::Hctr2 => {
+            build_wide(spec, key, crate::wide::SECTOR_BYTES)
+        }
         Mode::Ecb | Mode::Cbc | Mode::Ctr => {
             let essiv = match spec.iv {
                 IvGen::EssivSha256 => Some(essiv_cipher(spec.algorithm, key)?),
@@ -385,6 +400,87 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
         (Algorithm::Camellia, _) => xts::<camellia::Camellia256>(spec, key, "soft"),
         (alg, _) => return Err(SpecError::ModeNotSupported(alg, Mode::Xts).into()),
     })
+}
+
+/// Keys a wide-block row (Adiantum, HCTR2) that enciphers `sector_bytes`-byte
+/// sectors (512 or 4096 in dm-crypt).
+pub fn build_wide(
+    spec: CipherSpec,
+    key: &[u8],
+    sector_bytes: usize,
+) -> Result<Box<dyn CipherOp>, CipherError> {
+    use crate::wide::{WideBlock, WideOp, XChaChaRounds};
+    let key: &[u8; 32] = key.try_into().map_err(|_| CipherError::KeyLength {
+        spec: spec.label(),
+        expected: 32,
+        got: key.len(),
+    })?;
+    let aes = aes_label();
+    let (cipher, backend): (Box<dyn WideBlock>, String) = match spec.mode {
+        Mode::AdiantumXChaCha12 | Mode::AdiantumXChaCha20 => {
+            let rounds = if spec.mode == Mode::AdiantumXChaCha12 {
+                XChaChaRounds::R12
+            } else {
+                XChaChaRounds::R20
+            };
+            (
+                with_aes!(32, adiantum_with(key, rounds)),
+                format!("{}+nh+{aes}", dispatch::chacha().name()),
+            )
+        }
+        Mode::Hctr2 => {
+            let polyval = if dispatch::polyval_clmul() {
+                "clmul"
+            } else {
+                "soft"
+            };
+            (
+                with_aes!(32, hctr2_with(key)),
+                format!("{aes}+polyval-{polyval}"),
+            )
+        }
+        other => return Err(SpecError::ModeNotSupported(spec.algorithm, other).into()),
+    };
+    Ok(Box::new(WideOp::new(
+        spec,
+        cipher,
+        intern(backend),
+        sector_bytes,
+    )))
+}
+
+fn adiantum_with<C>(
+    key: &[u8; 32],
+    rounds: crate::wide::XChaChaRounds,
+) -> Box<dyn crate::wide::WideBlock>
+where
+    C: KeyInit + BlockCipherEncrypt<BlockSize = U16> + BlockCipherDecrypt + Send + 'static,
+{
+    Box::new(crate::wide::Adiantum::<C>::new(key, rounds))
+}
+
+fn hctr2_with<C>(key: &[u8; 32]) -> Box<dyn crate::wide::WideBlock>
+where
+    C: KeyInit + BlockCipherEncrypt<BlockSize = U16> + BlockCipherDecrypt + Send + 'static,
+{
+    Box::new(crate::wide::Hctr2::<C>::new(key))
+}
+
+/// A `'static` copy of a composed backend name, made once per distinct name.
+fn intern(name: String) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(&n) = names.get(name.as_str()) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(name.into_boxed_str());
+    names.insert(leaked);
+    leaked
 }
 
 /// The ESSIV cipher: the same algorithm keyed with SHA-256 of the key (dm-crypt).

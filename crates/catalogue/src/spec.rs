@@ -31,6 +31,15 @@ pub enum Mode {
     Poly1305,
     /// A stream cipher used on its own.
     Stream,
+    /// Adiantum with XChaCha12 and AES-256 (Crowley and Biggers, ToSC 2018):
+    /// cryptsetup's `xchacha12,aes-adiantum`.
+    #[serde(rename = "adiantum-xchacha12")]
+    AdiantumXChaCha12,
+    /// Adiantum with XChaCha20 and AES-256: `xchacha20,aes-adiantum`.
+    #[serde(rename = "adiantum-xchacha20")]
+    AdiantumXChaCha20,
+    /// HCTR2 (Crowley, Huckleberry and Biggers 2021): AES-256 in XCTR with POLYVAL.
+    Hctr2,
 }
 
 impl Mode {
@@ -44,6 +53,8 @@ impl Mode {
             Mode::Gcm => "gcm",
             Mode::Poly1305 => "poly1305",
             Mode::Stream => "stream",
+            Mode::AdiantumXChaCha12 | Mode::AdiantumXChaCha20 => "adiantum",
+            Mode::Hctr2 => "hctr2",
         }
     }
 
@@ -55,6 +66,7 @@ impl Mode {
             "xts" => Mode::Xts,
             "gcm" => Mode::Gcm,
             "poly1305" => Mode::Poly1305,
+            "hctr2" => Mode::Hctr2,
             _ => return None,
         })
     }
@@ -62,6 +74,15 @@ impl Mode {
     /// Whether the mode is an authenticated encryption mode.
     pub fn is_aead(self) -> bool {
         matches!(self, Mode::Gcm | Mode::Poly1305)
+    }
+
+    /// Whether the mode is a wide-block disk cipher (Adiantum, HCTR2): a
+    /// whole sector is one block.
+    pub fn is_wide(self) -> bool {
+        matches!(
+            self,
+            Mode::AdiantumXChaCha12 | Mode::AdiantumXChaCha20 | Mode::Hctr2
+        )
     }
 
     /// Whether the mode itself is unsafe for real data (ECB leaks equal blocks).
@@ -141,7 +162,9 @@ pub enum SpecError {
     #[error("unknown cipher '{0}' (known: {known})", known = known_names())]
     UnknownCipher(String),
     /// The chain mode is not known.
-    #[error("unknown mode '{0}' (known: ecb, cbc, ctr, xts, gcm, and chacha20-poly1305)")]
+    #[error(
+        "unknown mode '{0}' (known: ecb, cbc, ctr, xts, gcm, hctr2, and chacha20-poly1305, xchacha12,aes-adiantum, xchacha20,aes-adiantum)"
+    )]
     UnknownMode(String),
     /// The IV generator is not supported.
     #[error("unsupported IV mode '{0}' (supported: plain, plain64, plain64be, essiv:sha256, null)")]
@@ -185,6 +208,10 @@ fn mode_hint(algorithm: Algorithm, mode: Mode) -> String {
         ),
         (_, Mode::Gcm) => ": GCM is offered with AES only".to_string(),
         (_, Mode::Poly1305) => ": Poly1305 is offered as chacha20-poly1305 only".to_string(),
+        (_, Mode::AdiantumXChaCha12 | Mode::AdiantumXChaCha20) => {
+            ": Adiantum is xchacha12,aes-adiantum or xchacha20,aes-adiantum".to_string()
+        }
+        (_, Mode::Hctr2) => ": HCTR2 is offered with AES only (aes-hctr2)".to_string(),
         _ => String::new(),
     }
 }
@@ -195,6 +222,9 @@ impl CipherSpec {
     pub fn parse(text: &str, key_bits: Option<usize>) -> Result<CipherSpec, SpecError> {
         let (algorithm, mode, iv) = parse_name(text)?;
         let key_bits = key_bits.unwrap_or_else(|| {
+            if mode.is_wide() {
+                return 256;
+            }
             let one = algorithm.default_key_bits();
             if mode == Mode::Xts { 2 * one } else { one }
         });
@@ -215,6 +245,7 @@ impl CipherSpec {
             (Kind::Block(_), Mode::Ecb | Mode::Cbc | Mode::Ctr) => true,
             (Kind::Block(bs), Mode::Xts) => bs == 16,
             (Kind::Block(_), Mode::Gcm) => algorithm == Algorithm::Aes,
+            (Kind::Block(_), m) if m.is_wide() => algorithm == Algorithm::Aes,
             (Kind::Block(_), _) => false,
         };
         if !ok {
@@ -225,6 +256,12 @@ impl CipherSpec {
             Mode::Stream => matches!(iv, IvGen::None | IvGen::Plain64),
             Mode::Gcm | Mode::Poly1305 => matches!(iv, IvGen::Random | IvGen::Plain64),
             Mode::Cbc | Mode::Ctr | Mode::Xts => iv != IvGen::Random,
+            // dm-crypt's counting IVs as the 32-byte tweak (no ESSIV: its
+            // encrypted IV is one block, the tweak two).
+            _ => matches!(
+                iv,
+                IvGen::Plain | IvGen::Plain64 | IvGen::Plain64Be | IvGen::None
+            ),
         };
         if !iv_ok {
             return Err(SpecError::IvNotSupported(mode, iv));
@@ -235,7 +272,12 @@ impl CipherSpec {
             iv,
             key_bits,
         };
-        let sizes = algorithm.key_sizes();
+        let sizes = if mode.is_wide() {
+            // One 256-bit key: XChaCha's (Adiantum) or AES-256's (HCTR2).
+            crate::KeySizes::List(&[256])
+        } else {
+            algorithm.key_sizes()
+        };
         let fits = if mode == Mode::Xts {
             key_bits.is_multiple_of(2) && sizes.accepts(key_bits / 2)
         } else {
@@ -267,6 +309,8 @@ impl CipherSpec {
         match self.mode {
             Mode::Stream => self.algorithm.name().to_string(),
             Mode::Poly1305 => "chacha20-poly1305".to_string(),
+            Mode::AdiantumXChaCha12 => "xchacha12,aes-adiantum".to_string(),
+            Mode::AdiantumXChaCha20 => "xchacha20,aes-adiantum".to_string(),
             _ => format!("{}-{}", self.algorithm.name(), self.mode.name()),
         }
     }
@@ -330,6 +374,19 @@ fn parse_name(text: &str) -> Result<(Algorithm, Mode, IvGen), SpecError> {
         };
         return Ok((Algorithm::ChaCha20, Mode::Poly1305, iv));
     }
+    for (name, mode) in [
+        ("xchacha12,aes-", Mode::AdiantumXChaCha12),
+        ("xchacha20,aes-", Mode::AdiantumXChaCha20),
+    ] {
+        if let Some(rest) = lower.strip_prefix(name) {
+            let iv = match rest.strip_prefix("adiantum") {
+                Some("") => IvGen::Plain64,
+                Some(iv) if iv.starts_with('-') => IvGen::from_name(&iv[1..])?,
+                _ => return Err(SpecError::UnknownMode(rest.to_string())),
+            };
+            return Ok((Algorithm::Aes, mode, iv));
+        }
+    }
     let (alg_part, rest) = match lower.split_once('-') {
         Some((a, r)) => (a, Some(r)),
         None => (lower.as_str(), None),
@@ -356,6 +413,12 @@ fn parse_name(text: &str) -> Result<(Algorithm, Mode, IvGen), SpecError> {
         Some((m, iv)) => (m, Some(iv)),
         None => (rest, None),
     };
+    if mode_name == "adiantum" {
+        return Err(SpecError::ModeNotSupported(
+            algorithm,
+            Mode::AdiantumXChaCha12,
+        ));
+    }
     let mode =
         Mode::from_name(mode_name).ok_or_else(|| SpecError::UnknownMode(mode_name.into()))?;
     let iv = match iv_name {

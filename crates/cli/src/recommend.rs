@@ -61,6 +61,8 @@ fn quick_rows() -> Vec<CipherSpec> {
         ("serpent-xts-plain64", 512),
         ("twofish-xts-plain64", 512),
         ("camellia-xts-plain64", 512),
+        ("xchacha12,aes-adiantum-plain64", 256),
+        ("aes-hctr2-plain64", 256),
         ("chacha20", 256),
         ("aes-gcm", 256),
         ("chacha20-poly1305", 256),

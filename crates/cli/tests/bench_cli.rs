@@ -285,6 +285,9 @@ fn all_covers_the_whole_catalogue() {
         "rc4",
         "chacha20",
         "aes-gcm",
+        "xchacha12,aes-adiantum",
+        "xchacha20,aes-adiantum",
+        "aes-hctr2",
         "chacha20-poly1305",
     ] {
         assert!(labels.contains(&want), "missing {want}");
@@ -599,4 +602,55 @@ fn per_core_type_rows_and_pinned_threads() {
         assert!(t["cpu"].is_u64(), "thread {i}");
         assert!(t["core_type"].as_str().is_some(), "thread {i}");
     }
+}
+
+#[test]
+fn disk_ciphers_by_cryptsetup_name() {
+    let j = json_of(&[
+        "--cipher",
+        "xchacha12,aes-adiantum-plain64",
+        "--cipher",
+        "xchacha20,aes-adiantum",
+        "--cipher",
+        "aes-hctr2-plain64",
+        "--no-kdf",
+        "--time",
+        "0.01",
+    ]);
+    let rows = j["ciphers"].as_array().unwrap();
+    let got: Vec<(&str, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["cipher"].as_str().unwrap(),
+                r["key_bits"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("xchacha12,aes-adiantum", 256),
+            ("xchacha20,aes-adiantum", 256),
+            ("aes-hctr2", 256)
+        ]
+    );
+    for r in rows {
+        assert!(r["encrypt_mib_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["decrypt_mib_s"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    cc().args(["bench", "--cipher", "aes-adiantum-plain64"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("xchacha12,aes-adiantum"));
+    cc().args([
+        "bench",
+        "--cipher",
+        "xchacha12,aes-adiantum-plain64",
+        "-s",
+        "512",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicates::str::contains("takes 256"));
 }
