@@ -437,6 +437,7 @@ mod tests {
                 min_time: Duration::from_secs(1),
                 buffer_size: 1 << 16,
                 request_size: 1 << 12,
+                passes: None,
             },
             threads: 1,
             runs: 1,

@@ -133,6 +133,10 @@ fn our_aes(which: dispatch::AesImpl) -> bool {
         dispatch::AesImpl::Ssse3 => true,
         #[cfg(target_arch = "aarch64")]
         dispatch::AesImpl::Neon => true,
+        // Our x86 kernels: `AesModes`/`AesXts` for the block rows, and
+        // `aes::KernelAes256` in `with_aes!` (only 32-byte keys reach it there).
+        #[cfg(target_arch = "x86_64")]
+        dispatch::AesImpl::AesNi | dispatch::AesImpl::Vaes256 | dispatch::AesImpl::Vaes512 => true,
         _ => false,
     }
 }
@@ -155,6 +159,11 @@ macro_rules! with_aes {
             (dispatch::AesImpl::Ssse3, 24) => $f::<aes::x86_ssse3::Aes192>($($args),*),
             #[cfg(target_arch = "x86_64")]
             (dispatch::AesImpl::Ssse3, _) => $f::<aes::x86_ssse3::Aes256>($($args),*),
+            #[cfg(target_arch = "x86_64")]
+            (
+                dispatch::AesImpl::AesNi | dispatch::AesImpl::Vaes256 | dispatch::AesImpl::Vaes512,
+                32,
+            ) => $f::<aes::KernelAes256>($($args),*),
             (dispatch::AesImpl::Soft, 16) => $f::<aes::soft::Aes128>($($args),*),
             (dispatch::AesImpl::Soft, 24) => $f::<aes::soft::Aes192>($($args),*),
             (dispatch::AesImpl::Soft, _) => $f::<aes::soft::Aes256>($($args),*),
