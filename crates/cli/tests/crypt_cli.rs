@@ -2040,9 +2040,17 @@ fn interrupt_leaves_nothing(signal: &str, named: bool) {
         .args([format!("-{signal}"), child.id().to_string()])
         .status()
         .unwrap();
-    drop(stdin);
-    let status = child.wait().unwrap();
     assert!(killed.success());
+    // The signal alone ends the run (the handler exits with 130); only then
+    // close stdin, or the end of input could win the race and fail the run.
+    let start = Instant::now();
+    let mut status = None;
+    while status.is_none() && start.elapsed() < Duration::from_secs(10) {
+        status = child.try_wait().unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(stdin);
+    let status = status.unwrap_or_else(|| child.wait().unwrap());
     assert_eq!(status.code(), Some(130), "{signal}");
     dir.assert_nothing_written("out");
 }
