@@ -54,7 +54,9 @@ pub fn aes_for(f: CpuFeatures) -> AesImpl {
             _ if ssse3() => AesImpl::Ssse3,
             _ => AesImpl::Soft,
         }
-    } else if f.aes {
+    } else if f.aes && cfg!(target_arch = "aarch64") {
+        // The `aes` crate has AES-instruction code for aarch64 only; 32-bit ARM
+        // with the crypto extensions runs our constant-time code.
         AesImpl::ArmCe
     } else if f.neon && cfg!(target_arch = "aarch64") {
         AesImpl::Neon

@@ -21,6 +21,10 @@ use crate::dispatch::{self, ChaChaImpl};
 
 /// Four interleaved quarter rounds (RFC 8439 section 2.1) on vectors of state
 /// words, with the backend's `add`, `xor` and rotations.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(unused_macros, reason = "only the SIMD backends use it")
+)]
 macro_rules! qr4 {
     ($x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident;
      $(($a:literal, $b:literal, $c:literal, $d:literal)),*) => {
