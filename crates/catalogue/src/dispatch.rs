@@ -96,6 +96,8 @@ pub enum ChaChaImpl {
     Avx512,
     /// 8 blocks in 256-bit registers.
     Avx2,
+    /// 4 blocks in 128-bit registers, byte-shuffle rotations.
+    Ssse3,
     /// 4 blocks in 128-bit registers (the x86-64 baseline).
     Sse2,
     /// 4 blocks in NEON registers.
@@ -110,6 +112,7 @@ impl ChaChaImpl {
         match self {
             ChaChaImpl::Avx512 => "avx512",
             ChaChaImpl::Avx2 => "avx2",
+            ChaChaImpl::Ssse3 => "ssse3",
             ChaChaImpl::Sse2 => "sse2",
             ChaChaImpl::Neon => "neon",
             ChaChaImpl::Soft => "soft",
@@ -124,6 +127,8 @@ pub fn chacha_for(f: CpuFeatures) -> ChaChaImpl {
             ChaChaImpl::Avx512
         } else if f.avx2 {
             ChaChaImpl::Avx2
+        } else if ssse3() {
+            ChaChaImpl::Ssse3
         } else {
             ChaChaImpl::Sse2
         }
@@ -235,7 +240,12 @@ mod tests {
         };
         assert_eq!(aes_for(at(Tier::Portable)), no_aes);
         assert_eq!(chacha_for(at(Tier::AesniAvx2)), ChaChaImpl::Avx2);
-        assert_eq!(chacha_for(at(Tier::Portable)), ChaChaImpl::Sse2);
+        let no_avx = if ssse3() {
+            ChaChaImpl::Ssse3
+        } else {
+            ChaChaImpl::Sse2
+        };
+        assert_eq!(chacha_for(at(Tier::Portable)), no_avx);
         assert_eq!(
             aes_for(full.without(parse_mask("avx2").unwrap())),
             AesImpl::AesNi

@@ -22,7 +22,7 @@ use crate::dispatch::{self, ChaChaImpl};
 /// Four interleaved quarter rounds (RFC 8439 section 2.1) on vectors of state
 /// words, with the backend's `add`, `xor` and rotations.
 #[cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")),
     allow(unused_macros, reason = "only the SIMD backends use it")
 )]
 macro_rules! qr4 {
@@ -49,6 +49,44 @@ macro_rules! rounds {
                  (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14));
         }
     };
+}
+
+/// [`rounds!`] for ISAs with 16 vector registers, where 16 state vectors and
+/// the rotations' temporaries do not fit: two of the four `c` words (8-11)
+/// live in stack slots at any time, swapped in pairs twice per double round
+/// (the schedule of OpenSSL's and the kernel's 8-block AVX2 code). Volatile
+/// accesses keep LLVM from promoting the slots back into registers, which it
+/// would then spill at worse places.
+#[cfg_attr(
+    not(any(target_arch = "x86", target_arch = "x86_64")),
+    allow(unused_macros, reason = "only the 16-register backends use it")
+)]
+macro_rules! rounds_c_in_memory {
+    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {{
+        let mut c89 = [$x[8], $x[9]];
+        let mut c1011 = [$x[10], $x[11]];
+        // SAFETY (all four helpers): the pointers are to the two live
+        // elements of local arrays; volatile only pins the accesses.
+        let put = |slots: &mut [_; 2], a, b| unsafe {
+            core::ptr::write_volatile(&mut slots[0], a);
+            core::ptr::write_volatile(&mut slots[1], b);
+        };
+        let get = |slots: &[_; 2]| unsafe {
+            (core::ptr::read_volatile(&slots[0]), core::ptr::read_volatile(&slots[1]))
+        };
+        put(&mut c1011, $x[10], $x[11]);
+        for _ in 0..$r / 2 {
+            qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (0, 4, 8, 12), (1, 5, 9, 13));
+            put(&mut c89, $x[8], $x[9]);
+            ($x[10], $x[11]) = get(&c1011);
+            qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (2, 6, 10, 14), (3, 7, 11, 15));
+            qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (0, 5, 10, 15), (1, 6, 11, 12));
+            put(&mut c1011, $x[10], $x[11]);
+            ($x[8], $x[9]) = get(&c89);
+            qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (2, 7, 8, 13), (3, 4, 9, 14));
+        }
+        ($x[10], $x[11]) = get(&c1011);
+    }};
 }
 
 /// The backends' outer loop: whole batches of `$n` blocks straight into
@@ -82,6 +120,8 @@ mod x86_avx2;
 mod x86_avx512;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86_sse2;
+#[cfg(target_arch = "x86_64")]
+mod x86_ssse3;
 
 /// Bytes per ChaCha block.
 pub const BLOCK: usize = 64;
@@ -115,6 +155,7 @@ pub fn implementations() -> &'static [ChaChaImpl] {
         &[
             ChaChaImpl::Avx512,
             ChaChaImpl::Avx2,
+            ChaChaImpl::Ssse3,
             ChaChaImpl::Sse2,
             ChaChaImpl::Soft,
         ]
@@ -134,11 +175,22 @@ pub fn runnable(imp: ChaChaImpl) -> bool {
     let f = crate::cpu::detected();
     match imp {
         ChaChaImpl::Soft => true,
+        ChaChaImpl::Ssse3 => ssse3(),
         ChaChaImpl::Sse2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && sse2(),
         ChaChaImpl::Avx2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && f.avx2,
         ChaChaImpl::Avx512 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && f.avx512,
         ChaChaImpl::Neon => cfg!(target_arch = "aarch64") && f.neon,
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn ssse3() -> bool {
+    std::arch::is_x86_feature_detected!("ssse3")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn ssse3() -> bool {
+    false
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -220,6 +272,9 @@ fn run<const R: usize>(imp: ChaChaImpl, st: &[u32; 16], data: &mut [u8]) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `runnable` checked that the CPU has AVX2.
         ChaChaImpl::Avx2 => unsafe { x86_avx2::xor_keystream::<R>(st, data) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `runnable` checked that the CPU has SSSE3.
+        ChaChaImpl::Ssse3 => unsafe { x86_ssse3::xor_keystream::<R>(st, data) },
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `runnable` checked that the CPU has SSE2.
         ChaChaImpl::Sse2 => unsafe { x86_sse2::xor_keystream::<R>(st, data) },

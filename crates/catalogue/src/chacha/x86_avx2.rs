@@ -19,14 +19,32 @@ fn add(a: __m256i, b: __m256i) -> __m256i {
 fn xor(a: __m256i, b: __m256i) -> __m256i {
     _mm256_xor_si256(a, b)
 }
+/// Byte-shuffle masks of the 16- and 8-bit rotations, read from memory by
+/// `vpshufb` so that they take no register.
+#[repr(align(32))]
+struct Mask(#[allow(dead_code, reason = "read by asm! only")] [u8; 32]);
+static ROT16: Mask = Mask([
+    2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, //
+    2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+]);
+static ROT8: Mask = Mask([
+    3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, //
+    3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+]);
+
+// The rotations by whole bytes are one `vpshufb` each, written as `asm!` so
+// that LLVM keeps them so: left to itself it splits them into word shuffles
+// or pushes them through the preceding XOR, which doubles the shuffles (the
+// port that limits this kernel) and spills the 16 state vectors.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn r16(x: __m256i) -> __m256i {
-    let m = _mm256_set_epi8(
-        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2, //
-        13, 12, 15, 14, 9, 8, 11, 10, 5, 4, 7, 6, 1, 0, 3, 2,
-    );
-    _mm256_shuffle_epi8(x, m)
+fn r16(mut x: __m256i) -> __m256i {
+    // SAFETY: `vpshufb` reads the 32-byte static mask; AVX2 is enabled.
+    unsafe {
+        core::arch::asm!("vpshufb {x}, {x}, ymmword ptr [rip + {m}]", x = inout(ymm_reg) x,
+            m = sym ROT16, options(pure, readonly, nostack, preserves_flags));
+    }
+    x
 }
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -35,12 +53,13 @@ fn r12(x: __m256i) -> __m256i {
 }
 #[inline]
 #[target_feature(enable = "avx2")]
-fn r8(x: __m256i) -> __m256i {
-    let m = _mm256_set_epi8(
-        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3, //
-        14, 13, 12, 15, 10, 9, 8, 11, 6, 5, 4, 7, 2, 1, 0, 3,
-    );
-    _mm256_shuffle_epi8(x, m)
+fn r8(mut x: __m256i) -> __m256i {
+    // SAFETY: `vpshufb` reads the 32-byte static mask; AVX2 is enabled.
+    unsafe {
+        core::arch::asm!("vpshufb {x}, {x}, ymmword ptr [rip + {m}]", x = inout(ymm_reg) x,
+            m = sym ROT8, options(pure, readonly, nostack, preserves_flags));
+    }
+    x
 }
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -86,7 +105,7 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
         _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
     );
     let ctrs = x[12];
-    rounds!(R, x, add, xor, r16, r12, r8, r7);
+    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7);
     for (i, v) in x.iter_mut().enumerate() {
         let input = if i == 12 {
             ctrs

@@ -60,7 +60,7 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
     }
     x[12] = _mm_add_epi32(_mm_set1_epi32(ctr as i32), _mm_set_epi32(3, 2, 1, 0));
     let init = x;
-    rounds!(R, x, add, xor, r16, r12, r8, r7);
+    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7);
     for g in 0..4 {
         let a = add(x[4 * g], init[4 * g]);
         let b = add(x[4 * g + 1], init[4 * g + 1]);

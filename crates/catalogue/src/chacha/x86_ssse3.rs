@@ -1,0 +1,107 @@
+//! ChaCha on SSSE3 (every x86-64 CPU since 2006; no AVX): 4 blocks, one
+//! state word of each in a 128-bit register; the 16- and 8-bit rotations are
+//! byte shuffles.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+/// Blocks per batch.
+const N: usize = 4;
+
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn add(a: __m128i, b: __m128i) -> __m128i {
+    _mm_add_epi32(a, b)
+}
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn xor(a: __m128i, b: __m128i) -> __m128i {
+    _mm_xor_si128(a, b)
+}
+/// Byte-shuffle masks of the 16- and 8-bit rotations, read from memory by
+/// `pshufb` so that they take no register.
+#[repr(align(16))]
+struct Mask(#[allow(dead_code, reason = "read by asm! only")] [u8; 16]);
+static ROT16: Mask = Mask([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]);
+static ROT8: Mask = Mask([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]);
+
+// One `pshufb` each, as `asm!` so that LLVM keeps them so (see the AVX2
+// backend).
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn r16(mut x: __m128i) -> __m128i {
+    // SAFETY: `pshufb` reads the 16-byte aligned static mask; SSSE3 is enabled.
+    unsafe {
+        core::arch::asm!("pshufb {x}, xmmword ptr [rip + {m}]", x = inout(xmm_reg) x,
+            m = sym ROT16, options(pure, readonly, nostack, preserves_flags));
+    }
+    x
+}
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn r12(x: __m128i) -> __m128i {
+    _mm_or_si128(_mm_slli_epi32::<12>(x), _mm_srli_epi32::<20>(x))
+}
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn r8(mut x: __m128i) -> __m128i {
+    // SAFETY: `pshufb` reads the 16-byte aligned static mask; SSSE3 is enabled.
+    unsafe {
+        core::arch::asm!("pshufb {x}, xmmword ptr [rip + {m}]", x = inout(xmm_reg) x,
+            m = sym ROT8, options(pure, readonly, nostack, preserves_flags));
+    }
+    x
+}
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn r7(x: __m128i) -> __m128i {
+    _mm_or_si128(_mm_slli_epi32::<7>(x), _mm_srli_epi32::<25>(x))
+}
+
+/// XORs 16 bytes of key stream `k` into `out[at..at + 16]`.
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn xor_into(out: &mut [u8], at: usize, k: __m128i) {
+    let p = out[at..at + 16].as_mut_ptr().cast::<__m128i>();
+    // SAFETY: the slice above is 16 bytes long; unaligned load and store.
+    unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), k)) };
+}
+
+/// One batch of `N` blocks from counter `ctr` XORed into `out` (`N * 64` bytes).
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
+    let mut x = [_mm_setzero_si128(); 16];
+    for (v, &w) in x.iter_mut().zip(st) {
+        *v = _mm_set1_epi32(w as i32);
+    }
+    x[12] = _mm_add_epi32(_mm_set1_epi32(ctr as i32), _mm_set_epi32(3, 2, 1, 0));
+    let init = x;
+    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7);
+    for g in 0..4 {
+        let a = add(x[4 * g], init[4 * g]);
+        let b = add(x[4 * g + 1], init[4 * g + 1]);
+        let c = add(x[4 * g + 2], init[4 * g + 2]);
+        let d = add(x[4 * g + 3], init[4 * g + 3]);
+        // 4x4 transpose: lane j of the four words -> block j's 16 bytes.
+        let t0 = _mm_unpacklo_epi32(a, b);
+        let t1 = _mm_unpackhi_epi32(a, b);
+        let t2 = _mm_unpacklo_epi32(c, d);
+        let t3 = _mm_unpackhi_epi32(c, d);
+        xor_into(out, 16 * g, _mm_unpacklo_epi64(t0, t2));
+        xor_into(out, 64 + 16 * g, _mm_unpackhi_epi64(t0, t2));
+        xor_into(out, 128 + 16 * g, _mm_unpacklo_epi64(t1, t3));
+        xor_into(out, 192 + 16 * g, _mm_unpackhi_epi64(t1, t3));
+    }
+}
+
+/// XORs the key stream of `st` (counter in word 12) into `data`.
+///
+/// # Safety
+/// The CPU must support SSSE3.
+#[target_feature(enable = "ssse3")]
+pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
+    batches!(N, st, data, batch, R);
+}
