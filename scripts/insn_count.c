@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- QEMU 7.2 include/qemu/qemu-plugin.h, API version 1 (excerpt) ---- */
 #define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -55,6 +56,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 static uint64_t insns;
 static char out_path[4096];
+/* The QEMU process the plugin was loaded into. A guest fork() forks QEMU
+ * too, and the child (say, one whose exec of a missing tool fails) would run
+ * at_exit with a copy of the count and overwrite the parent's file. */
+static pid_t owner;
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
@@ -70,6 +75,9 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
 
     (void)id;
     (void)userdata;
+    if (getpid() != owner) {
+        return;
+    }
     snprintf(line, sizeof line, "insns %" PRIu64 "\n", insns);
     if (out_path[0] && (f = fopen(out_path, "w")) != NULL) {
         fputs(line, f);
@@ -93,6 +101,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             return -1;
         }
     }
+    owner = getpid();
     qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
     qemu_plugin_register_atexit_cb(id, at_exit, NULL);
     return 0;

@@ -105,6 +105,8 @@ struct Seen {
 /// Tracks clock and temperature around rows and over the run.
 struct Watch<'a> {
     probe: &'a Probe,
+    /// Exact passes (`--passes`): no timed probes.
+    counted: bool,
     clock: &'a dyn Clock,
     cycles: &'a dyn CycleSource,
     start: FreqSnapshot,
@@ -125,9 +127,17 @@ impl Watch<'_> {
         let root = &self.probe.root;
         let cpu = cpus.first().copied();
         let before = FreqSnapshot::read(root);
-        let m0 = mhz_on(cpu, self.clock, self.cycles);
+        // Exact passes are for counting instructions (under QEMU): the timed
+        // clock probe runs for a wall-time interval, so it would add a number
+        // of instructions that changes from run to run.
+        let timed = |w: &Self| {
+            (!w.counted)
+                .then(|| mhz_on(cpu, w.clock, w.cycles))
+                .flatten()
+        };
+        let m0 = timed(self);
         let out = f();
-        let m1 = mhz_on(cpu, self.clock, self.cycles);
+        let m1 = timed(self);
         let after = FreqSnapshot::read(root);
         let temperature = platform::temperature_c(root);
         // One unpinned worker runs where the scheduler put this thread.
@@ -145,7 +155,12 @@ impl Watch<'_> {
         };
         // A timed clock that fell by more than noise on a shared machine.
         let fell = matches!((m0, m1), (Some(a), Some(b)) if b < 0.85 * a);
-        let vc = platform::vcgencmd_throttled();
+        // Not for counted runs: spawning a process under QEMU forks the emulator.
+        let vc = if self.counted {
+            None
+        } else {
+            platform::vcgencmd_throttled()
+        };
         let throttled =
             window.is_some_and(|w| w.dropped()) || fell || vc.is_some_and(platform::throttled_now);
         let min = fmin(fmin(m0, m1), window.map(|w| w.min_mhz));
@@ -311,6 +326,7 @@ pub fn run_with(
     machine.clock = platform::clock_record(plan.probe.cpu_mhz, measured, cur);
     let mut watch = Watch {
         probe: &plan.probe,
+        counted: plan.method.passes.is_some(),
         clock,
         cycles,
         start: FreqSnapshot::read(root),

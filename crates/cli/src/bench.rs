@@ -283,7 +283,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         return crate::cluster::bench(args, &plan, format);
     }
     let source = args.power.source(false)?;
-    let idle = if plan.ciphers.is_empty() {
+    // Exact passes count instructions: the idleness check samples wall time.
+    let idle = if plan.ciphers.is_empty() || plan.method.passes.is_some() {
         None
     } else {
         Some(idle_check(args.strict)?)

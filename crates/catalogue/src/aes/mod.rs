@@ -14,6 +14,8 @@ use zeroize::Zeroize;
 use crate::dispatch::{self, AesImpl};
 
 #[cfg(target_arch = "aarch64")]
+mod aarch64_ce;
+#[cfg(target_arch = "aarch64")]
 pub mod aarch64_neon;
 pub(crate) mod bitsliced;
 #[cfg(any(target_arch = "aarch64", target_arch = "x86_64"))]
@@ -64,6 +66,9 @@ pub enum Backend {
     /// VAES on 512-bit registers with AVX-512.
     #[cfg(target_arch = "x86_64")]
     Vaes512,
+    /// The ARMv8 crypto extensions (AESE/AESMC) on aarch64.
+    #[cfg(target_arch = "aarch64")]
+    ArmCe,
 }
 
 impl Backend {
@@ -75,6 +80,8 @@ impl Backend {
         Backend::Vaes256,
         #[cfg(target_arch = "x86_64")]
         Backend::AesNi,
+        #[cfg(target_arch = "aarch64")]
+        Backend::ArmCe,
     ];
 
     /// The name rows report (the same as [`AesImpl::name`]).
@@ -90,6 +97,8 @@ impl Backend {
             Backend::Vaes256 => AesImpl::Vaes256,
             #[cfg(target_arch = "x86_64")]
             Backend::Vaes512 => AesImpl::Vaes512,
+            #[cfg(target_arch = "aarch64")]
+            Backend::ArmCe => AesImpl::ArmCe,
         }
     }
 
@@ -111,6 +120,8 @@ impl Backend {
             Backend::Vaes256 => f.aes && f.vaes && f.avx2,
             #[cfg(target_arch = "x86_64")]
             Backend::Vaes512 => f.aes && f.vaes && f.avx512,
+            #[cfg(target_arch = "aarch64")]
+            Backend::ArmCe => f.aes,
         }
     }
 }
@@ -143,6 +154,11 @@ impl AesModes {
         #[cfg(target_arch = "x86_64")]
         unsafe {
             x86_aesni::expand(key, &mut keys)
+        };
+        // SAFETY: `runnable` checked the CPU has the AES extension.
+        #[cfg(target_arch = "aarch64")]
+        unsafe {
+            aarch64_ce::expand(key, &mut keys)
         };
         Some(AesModes { keys, backend })
     }
@@ -181,6 +197,8 @@ impl AesModes {
                 Backend::Vaes256 => x86_vaes256::ecb(keys, k.nr, data, enc),
                 #[cfg(target_arch = "x86_64")]
                 Backend::Vaes512 => x86_vaes512::ecb(keys, k.nr, data, enc),
+                #[cfg(target_arch = "aarch64")]
+                Backend::ArmCe => aarch64_ce::ecb(keys, k.nr, data, enc),
             }
         }
     }
@@ -199,6 +217,11 @@ impl AesModes {
         #[cfg(target_arch = "x86_64")]
         unsafe {
             x86_aesni::cbc_encrypt(&k.enc, k.nr, iv, data)
+        };
+        // SAFETY: `with_backend` checked the CPU has the AES extension.
+        #[cfg(target_arch = "aarch64")]
+        unsafe {
+            aarch64_ce::cbc_encrypt(&k.enc, k.nr, iv, data)
         };
     }
 
@@ -219,6 +242,8 @@ impl AesModes {
                 Backend::Vaes256 => x86_vaes256::cbc_decrypt(&k.dec, k.nr, iv, data),
                 #[cfg(target_arch = "x86_64")]
                 Backend::Vaes512 => x86_vaes512::cbc_decrypt(&k.dec, k.nr, iv, data),
+                #[cfg(target_arch = "aarch64")]
+                Backend::ArmCe => aarch64_ce::cbc_decrypt(&k.dec, k.nr, iv, data),
             }
         }
     }
@@ -238,6 +263,8 @@ impl AesModes {
                 Backend::Vaes256 => x86_vaes256::ctr(&k.enc, k.nr, &mut c, data),
                 #[cfg(target_arch = "x86_64")]
                 Backend::Vaes512 => x86_vaes512::ctr(&k.enc, k.nr, &mut c, data),
+                #[cfg(target_arch = "aarch64")]
+                Backend::ArmCe => aarch64_ce::ctr(&k.enc, k.nr, &mut c, data),
             }
         }
         *counter = c.to_be_bytes();
@@ -256,6 +283,8 @@ impl AesModes {
                 Backend::Vaes256 => x86_vaes256::xts(keys, k.nr, t, data, enc),
                 #[cfg(target_arch = "x86_64")]
                 Backend::Vaes512 => x86_vaes512::xts(keys, k.nr, t, data, enc),
+                #[cfg(target_arch = "aarch64")]
+                Backend::ArmCe => aarch64_ce::xts(keys, k.nr, t, data, enc),
             }
         }
     }
@@ -360,7 +389,7 @@ impl AesXts {
     }
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests;
 
 /// AES-256 on our x86 kernels behind the `cipher` crate's block-cipher traits,
