@@ -318,7 +318,8 @@ pub fn run_with(
     let (pins, per_type) = pins_and_types(plan, &machine.core_types, &platform::allowed_cpus());
     let first = pins.first().copied();
     let cur = platform::cpufreq_mhz(root, first.unwrap_or_else(platform::current_cpu));
-    let measured = if plan.ciphers.is_empty() {
+    // Counted runs (exact passes) skip the timed probe, as `Watch` does.
+    let measured = if plan.ciphers.is_empty() || plan.method.passes.is_some() {
         None
     } else {
         mhz_on(first, clock, cycles)

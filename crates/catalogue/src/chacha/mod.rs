@@ -65,12 +65,13 @@ macro_rules! rounds_c_in_memory {
     ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {{
         let mut c89 = [$x[8], $x[9]];
         let mut c1011 = [$x[10], $x[11]];
-        // SAFETY (all four helpers): the pointers are to the two live
-        // elements of local arrays; volatile only pins the accesses.
+        // SAFETY: the pointers are to the two live elements of a local
+        // array; volatile only pins the accesses.
         let put = |slots: &mut [_; 2], a, b| unsafe {
             core::ptr::write_volatile(&mut slots[0], a);
             core::ptr::write_volatile(&mut slots[1], b);
         };
+        // SAFETY: as for `put`, reads of a local array's live elements.
         let get = |slots: &[_; 2]| unsafe {
             (core::ptr::read_volatile(&slots[0]), core::ptr::read_volatile(&slots[1]))
         };
