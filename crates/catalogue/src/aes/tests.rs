@@ -168,8 +168,11 @@ fn every_backend_ctr_carries_across_both_wraps_and_chains() {
             hex!("0000000000000000fffffffffffffff0"),
             hex!("fffffffffffffffffffffffffffffffa"),
             hex!("00000000000000fffffffffffffffffe"),
+            // The low 32 bits wrap at a batch boundary, and inside a batch.
+            hex!("000000000000000000000000fffffff0"),
+            hex!("0000000000000000000000fffffffff5"),
         ] {
-            let mut data = vec![0u8; 40 * 16 + 5];
+            let mut data = vec![0u8; 100 * 16 + 5];
             let mut expect = data.clone();
             let (mut c1, mut c2) = (start, start);
             // Two calls: the counter returned must chain.

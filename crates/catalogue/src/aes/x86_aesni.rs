@@ -6,7 +6,7 @@
 use core::arch::x86_64::*;
 
 use super::RoundKeys;
-use super::x86_modes::{self as m, Lanes, MAX_KEYS};
+use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
 
 /// Blocks in flight in the parallel modes.
 const W: usize = 8;
@@ -94,6 +94,26 @@ impl Lanes for Xmm {
     unsafe fn carries(self) -> Self {
         // SAFETY: SSE2 is the x86-64 baseline.
         Xmm(unsafe { _mm_srai_epi32::<31>(_mm_shuffle_epi32::<0x13>(self.0)) })
+    }
+    #[inline(always)]
+    unsafe fn enc8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with AES-NI; register operands only.
+        unsafe { round8!(sse "aesenc", b, k) }
+    }
+    #[inline(always)]
+    unsafe fn enc_last8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: as `enc8`.
+        unsafe { round8!(sse "aesenclast", b, k) }
+    }
+    #[inline(always)]
+    unsafe fn dec8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: as `enc8`.
+        unsafe { round8!(sse "aesdec", b, k) }
+    }
+    #[inline(always)]
+    unsafe fn dec_last8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: as `enc8`.
+        unsafe { round8!(sse "aesdeclast", b, k) }
     }
 }
 

@@ -54,7 +54,72 @@ pub(super) trait Lanes: Copy {
     /// Each lane's sign bits of its 32-bit words 3, 0, 1, 0 spread over
     /// those words (PSHUFD 0x13 then PSRAD 31): the carries of a doubling.
     unsafe fn carries(self) -> Self;
+
+    /// One AESENC round on each of eight vectors. The backends with 16
+    /// registers override these four with `asm!` (see [`round8`]).
+    #[inline(always)]
+    unsafe fn enc8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with the features of `enc`.
+        b.iter_mut().for_each(|x| *x = unsafe { x.enc(k) });
+    }
+    /// One AESENCLAST round on each of eight vectors.
+    #[inline(always)]
+    unsafe fn enc_last8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with the features of `enc_last`.
+        b.iter_mut().for_each(|x| *x = unsafe { x.enc_last(k) });
+    }
+    /// One AESDEC round on each of eight vectors.
+    #[inline(always)]
+    unsafe fn dec8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with the features of `dec`.
+        b.iter_mut().for_each(|x| *x = unsafe { x.dec(k) });
+    }
+    /// One AESDECLAST round on each of eight vectors.
+    #[inline(always)]
+    unsafe fn dec_last8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with the features of `dec_last`.
+        b.iter_mut().for_each(|x| *x = unsafe { x.dec_last(k) });
+    }
 }
+
+/// One AES round instruction on eight registers, in one `asm!` block.
+///
+/// With 16 vector registers, 8 blocks in flight and 15 round keys, LLVM's
+/// scheduler lowers register pressure by running the blocks one after the
+/// other, 10-14 dependent AES instructions each, which leaves the AES units
+/// waiting on latency. A round as one `asm!` block keeps the eight blocks of
+/// each round together, and the rounds in order by their data dependences.
+macro_rules! round8 {
+    (sse $op:literal, $b:expr, $k:expr) => {
+        core::arch::asm!(
+            concat!($op, " {0}, {k}"), concat!($op, " {1}, {k}"),
+            concat!($op, " {2}, {k}"), concat!($op, " {3}, {k}"),
+            concat!($op, " {4}, {k}"), concat!($op, " {5}, {k}"),
+            concat!($op, " {6}, {k}"), concat!($op, " {7}, {k}"),
+            inout(xmm_reg) $b[0].0, inout(xmm_reg) $b[1].0,
+            inout(xmm_reg) $b[2].0, inout(xmm_reg) $b[3].0,
+            inout(xmm_reg) $b[4].0, inout(xmm_reg) $b[5].0,
+            inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
+            k = in(xmm_reg) $k.0,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+    (vex $op:literal, $b:expr, $k:expr) => {
+        core::arch::asm!(
+            concat!($op, " {0}, {0}, {k}"), concat!($op, " {1}, {1}, {k}"),
+            concat!($op, " {2}, {2}, {k}"), concat!($op, " {3}, {3}, {k}"),
+            concat!($op, " {4}, {4}, {k}"), concat!($op, " {5}, {5}, {k}"),
+            concat!($op, " {6}, {6}, {k}"), concat!($op, " {7}, {7}, {k}"),
+            inout(ymm_reg) $b[0].0, inout(ymm_reg) $b[1].0,
+            inout(ymm_reg) $b[2].0, inout(ymm_reg) $b[3].0,
+            inout(ymm_reg) $b[4].0, inout(ymm_reg) $b[5].0,
+            inout(ymm_reg) $b[6].0, inout(ymm_reg) $b[7].0,
+            k = in(ymm_reg) $k.0,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+}
+pub(super) use round8;
 
 /// Round keys broadcast to every lane.
 #[inline(always)]
@@ -69,6 +134,25 @@ unsafe fn encrypt<V: Lanes, const NR: usize, const W: usize>(k: &[V; MAX_KEYS], 
     unsafe {
         for x in b.iter_mut() {
             *x = x.xor(k[0]);
+        }
+        encrypt_rounds::<V, NR, W>(k, b);
+    }
+}
+
+/// Rounds 1 to `NR` of the cipher: blocks already XORed with `k[0]`.
+#[inline(always)]
+unsafe fn encrypt_rounds<V: Lanes, const NR: usize, const W: usize>(
+    k: &[V; MAX_KEYS],
+    b: &mut [V; W],
+) {
+    // SAFETY: the caller runs with V's features.
+    unsafe {
+        if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
+            for key in &k[1..NR] {
+                V::enc8(b8, *key);
+            }
+            V::enc_last8(b8, k[NR]);
+            return;
         }
         for key in &k[1..NR] {
             for x in b.iter_mut() {
@@ -88,6 +172,13 @@ unsafe fn decrypt<V: Lanes, const NR: usize, const W: usize>(k: &[V; MAX_KEYS], 
     unsafe {
         for x in b.iter_mut() {
             *x = x.xor(k[0]);
+        }
+        if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
+            for key in &k[1..NR] {
+                V::dec8(b8, *key);
+            }
+            V::dec_last8(b8, k[NR]);
+            return;
         }
         for key in &k[1..NR] {
             for x in b.iter_mut() {
@@ -274,64 +365,73 @@ unsafe fn counters<V: Lanes>(c: u128) -> V {
 /// CTR over the whole vectors of `data`; `ctr` advances by the blocks done;
 /// returns the bytes done.
 ///
-/// The counters live in registers as little-endian integers (one 64-bit add
-/// per vector) and are byte-swapped to big-endian on their way into the
-/// cipher. A batch whose low 64 bits would wrap is made from the scalar
-/// counter instead, so the carry into the high half is exact.
+/// OpenSSL's schedule: the batch's counter blocks wait in a stack buffer
+/// already XORed with round key 0, and from batch to batch only their last
+/// 32-bit words change, made with scalar instructions (add, byte swap, XOR)
+/// that run beside the AES rounds instead of on the vector ports. A batch
+/// whose low 32 bits would wrap is rebuilt from the 128-bit counter, so the
+/// carry is exact. The data is read only for the final XOR, which leaves the
+/// registers to the rounds.
 #[inline(always)]
 pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     keys: &[[u8; 16]; MAX_KEYS],
     ctr: &mut u128,
     data: &mut [u8],
 ) -> usize {
-    // SAFETY: the caller runs with V's features; every pointer is inside a
-    // vector that `for_vectors` hands over.
+    /// Blocks the buffer holds: 8 vectors of up to 4 blocks.
+    const MAX_BLOCKS: usize = 32;
+    let vb = 16 * V::N;
+    let nb = W * V::N;
+    assert!(nb <= MAX_BLOCKS, "a CTR batch of {nb} blocks");
+    let k0 = keys[0];
+    let k0w3 = u32::from_ne_bytes([k0[12], k0[13], k0[14], k0[15]]);
+    // Counter blocks XOR k[0]; `held` is the counter of its first block.
+    let mut buf = [[0u8; 16]; MAX_BLOCKS];
+    let fill = |buf: &mut [[u8; 16]; MAX_BLOCKS], c: u128| {
+        for (i, b) in buf.iter_mut().take(nb).enumerate() {
+            let x = c.wrapping_add(i as u128).to_be_bytes();
+            *b = core::array::from_fn(|j| x[j] ^ k0[j]);
+        }
+    };
+    let mut c = *ctr;
+    fill(&mut buf, c);
+    let mut done = 0;
+    // SAFETY: the caller runs with V's features; the loads of `buf` are of
+    // `nb` <= MAX_BLOCKS blocks, those of `data` inside the batch at `p`.
     unsafe {
         let k = splat_keys::<V>(keys);
-        let mut step = [0u8; 16];
-        step[..8].copy_from_slice(&(V::N as u64).to_le_bytes());
-        let step = V::splat(&step);
-        let blocks = (W * V::N) as u64;
-        let c = Cell::new(*ctr);
-        let next = Cell::new(counters::<V>(*ctr));
-        for_vectors::<V, W>(
-            data,
-            |_, b| {
-                let now = c.get();
-                let mut s = [next.get(); W];
-                if (now as u64).checked_add(blocks).is_some() {
-                    for j in 1..W {
-                        s[j] = s[j - 1].add64(step);
-                    }
-                    next.set(s[W - 1].add64(step));
-                } else {
-                    for (j, x) in s.iter_mut().enumerate() {
-                        *x = counters::<V>(now.wrapping_add((j * V::N) as u128));
-                    }
-                    next.set(counters::<V>(now.wrapping_add(blocks as u128)));
+        while data.len() - done >= nb * 16 {
+            let p = data.as_mut_ptr().add(done);
+            let mut s: [V; W] = core::array::from_fn(|j| V::load(buf[j * V::N].as_ptr()));
+            let next = c.wrapping_add(nb as u128);
+            let lo = next as u32;
+            if lo.checked_add(nb as u32).is_some() && (next >> 32) == (c >> 32) {
+                for (i, b) in buf.iter_mut().take(nb).enumerate() {
+                    let w = u32::from_ne_bytes((lo + i as u32).to_be_bytes()) ^ k0w3;
+                    b[12..].copy_from_slice(&w.to_ne_bytes());
                 }
-                c.set(now.wrapping_add(blocks as u128));
-                for x in s.iter_mut() {
-                    *x = x.bswap();
-                }
-                encrypt::<V, NR, W>(&k, &mut s);
-                for (x, y) in b.iter_mut().zip(s) {
-                    *x = x.xor(y);
-                }
-            },
-            |_, b| {
-                let now = c.get();
-                let mut s = [counters::<V>(now).bswap()];
-                c.set(now.wrapping_add(V::N as u128));
-                encrypt::<V, NR, 1>(&k, &mut s);
-                b[0] = b[0].xor(s[0]);
-            },
-        );
-        let c = c.get();
-        let done = c.wrapping_sub(*ctr) as usize * 16;
-        *ctr = c;
-        done
+            } else {
+                fill(&mut buf, next);
+            }
+            encrypt_rounds::<V, NR, W>(&k, &mut s);
+            for (j, x) in s.iter().enumerate() {
+                let q = p.add(j * vb);
+                x.xor(V::load(q)).store(q);
+            }
+            c = next;
+            done += nb * 16;
+        }
+        while data.len() - done >= vb {
+            let p = data.as_mut_ptr().add(done);
+            let mut s = [counters::<V>(c).bswap()];
+            encrypt::<V, NR, 1>(&k, &mut s);
+            s[0].xor(V::load(p)).store(p);
+            c = c.wrapping_add(V::N as u128);
+            done += vb;
+        }
     }
+    *ctr = c;
+    done
 }
 
 /// Multiplies every lane by α^k in GF(2^128) (IEEE 1619 §5.2), 1 <= k <= 57:

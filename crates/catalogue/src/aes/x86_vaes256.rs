@@ -6,7 +6,7 @@
 use core::arch::x86_64::*;
 
 use super::x86_aesni::{self, by_rounds};
-use super::x86_modes::{self as m, Lanes, MAX_KEYS};
+use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
 
 /// Registers in flight in the parallel modes.
 const W: usize = 8;
@@ -97,6 +97,53 @@ impl Lanes for Ymm {
         // SAFETY: the caller runs with this backend's features.
         Ymm(unsafe { _mm256_srai_epi32::<31>(_mm256_shuffle_epi32::<0x13>(self.0)) })
     }
+    #[inline(always)]
+    unsafe fn enc8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { enc8(b, k) }
+    }
+    #[inline(always)]
+    unsafe fn enc_last8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { enc_last8(b, k) }
+    }
+    #[inline(always)]
+    unsafe fn dec8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { dec8(b, k) }
+    }
+    #[inline(always)]
+    unsafe fn dec_last8(b: &mut [Self; 8], k: Self) {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { dec_last8(b, k) }
+    }
+}
+
+// The eight-register rounds as `asm!` (see `round8`); ymm operands need AVX
+// enabled where the `asm!` is written, hence functions of their own.
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn enc8(b: &mut [Ymm; 8], k: Ymm) {
+    // SAFETY: VAES and AVX2 are enabled; register operands only.
+    unsafe { round8!(vex "vaesenc", b, k) }
+}
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn enc_last8(b: &mut [Ymm; 8], k: Ymm) {
+    // SAFETY: as `enc8`.
+    unsafe { round8!(vex "vaesenclast", b, k) }
+}
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn dec8(b: &mut [Ymm; 8], k: Ymm) {
+    // SAFETY: as `enc8`.
+    unsafe { round8!(vex "vaesdec", b, k) }
+}
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn dec_last8(b: &mut [Ymm; 8], k: Ymm) {
+    // SAFETY: as `enc8`.
+    unsafe { round8!(vex "vaesdeclast", b, k) }
 }
 
 /// ECB over the whole blocks of `data` (`keys`: encryption or decryption keys).
