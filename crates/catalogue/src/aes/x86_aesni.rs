@@ -96,6 +96,23 @@ impl Lanes for Xmm {
         Xmm(unsafe { _mm_srai_epi32::<31>(_mm_shuffle_epi32::<0x13>(self.0)) })
     }
     #[inline(always)]
+    unsafe fn round8_double<const ENC: bool>(
+        b: &mut [Self; 8],
+        k: Self,
+        mut t: Self,
+        poly: Self,
+    ) -> Self {
+        // SAFETY: the caller runs with AES-NI; register operands only.
+        unsafe {
+            if ENC {
+                round8!(sse_double "aesenc", b, k, t, poly);
+            } else {
+                round8!(sse_double "aesdec", b, k, t, poly);
+            }
+        }
+        t
+    }
+    #[inline(always)]
     unsafe fn enc8(b: &mut [Self; 8], k: Self) {
         // SAFETY: the caller runs with AES-NI; register operands only.
         unsafe { round8!(sse "aesenc", b, k) }

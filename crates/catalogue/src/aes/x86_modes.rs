@@ -9,8 +9,6 @@
 //! points finish the last blocks with the 128-bit instance.
 //! Constructions: NIST SP 800-38A (ECB, CBC, CTR), IEEE 1619-2018 (XTS).
 
-use core::cell::Cell;
-
 /// Most round keys AES has (AES-256: 14 rounds + 1).
 pub(super) const MAX_KEYS: usize = 15;
 
@@ -80,6 +78,27 @@ pub(super) trait Lanes: Copy {
         // SAFETY: the caller runs with the features of `dec_last`.
         b.iter_mut().for_each(|x| *x = unsafe { x.dec_last(k) });
     }
+    /// One round (AESENC if `ENC`, else AESDEC) on eight vectors and one
+    /// doubling of the XTS tweak `t` (see [`double`]), returned. Backends
+    /// override it to put the doubling among the rounds: LLVM would move it
+    /// after them, where it delays the next batch.
+    #[inline(always)]
+    unsafe fn round8_double<const ENC: bool>(
+        b: &mut [Self; 8],
+        k: Self,
+        t: Self,
+        poly: Self,
+    ) -> Self {
+        // SAFETY: the caller runs with the features of `enc`, `dec`, `double`.
+        unsafe {
+            if ENC {
+                Self::enc8(b, k);
+            } else {
+                Self::dec8(b, k);
+            }
+            double(t, poly)
+        }
+    }
 }
 
 /// One AES round instruction on eight registers, in one `asm!` block.
@@ -101,6 +120,30 @@ macro_rules! round8 {
             inout(xmm_reg) $b[4].0, inout(xmm_reg) $b[5].0,
             inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
             k = in(xmm_reg) $k.0,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+    // The round, then `$t` doubled as `double` does (OpenSSL's five
+    // instructions: PSHUFD 0x13, PADDQ, PSRAD 31, PAND, PXOR).
+    (sse_double $op:literal, $b:expr, $k:expr, $t:expr, $poly:expr) => {
+        core::arch::asm!(
+            concat!($op, " {0}, {k}"), concat!($op, " {1}, {k}"),
+            concat!($op, " {2}, {k}"), concat!($op, " {3}, {k}"),
+            "pshufd {tmp}, {t}, 0x13",
+            concat!($op, " {4}, {k}"), concat!($op, " {5}, {k}"),
+            "paddq {t}, {t}",
+            "psrad {tmp}, 31",
+            concat!($op, " {6}, {k}"), concat!($op, " {7}, {k}"),
+            "pand {tmp}, {poly}",
+            "pxor {t}, {tmp}",
+            inout(xmm_reg) $b[0].0, inout(xmm_reg) $b[1].0,
+            inout(xmm_reg) $b[2].0, inout(xmm_reg) $b[3].0,
+            inout(xmm_reg) $b[4].0, inout(xmm_reg) $b[5].0,
+            inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
+            k = in(xmm_reg) $k.0,
+            t = inout(xmm_reg) $t.0,
+            poly = in(xmm_reg) $poly.0,
+            tmp = out(xmm_reg) _,
             options(pure, nomem, nostack, preserves_flags),
         )
     };
@@ -146,23 +189,7 @@ unsafe fn encrypt_rounds<V: Lanes, const NR: usize, const W: usize>(
     b: &mut [V; W],
 ) {
     // SAFETY: the caller runs with V's features.
-    unsafe {
-        if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
-            for key in &k[1..NR] {
-                V::enc8(b8, *key);
-            }
-            V::enc_last8(b8, k[NR]);
-            return;
-        }
-        for key in &k[1..NR] {
-            for x in b.iter_mut() {
-                *x = x.enc(*key);
-            }
-        }
-        for x in b.iter_mut() {
-            *x = x.enc_last(k[NR]);
-        }
-    }
+    unsafe { rounds_with::<V, NR, W, true>(k, b, |_| {}) }
 }
 
 /// `k` are the decryption keys of the equivalent inverse cipher (FIPS-197 §5.3.5).
@@ -173,20 +200,60 @@ unsafe fn decrypt<V: Lanes, const NR: usize, const W: usize>(k: &[V; MAX_KEYS], 
         for x in b.iter_mut() {
             *x = x.xor(k[0]);
         }
-        if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
-            for key in &k[1..NR] {
-                V::dec8(b8, *key);
+        rounds_with::<V, NR, W, false>(k, b, |_| {});
+    }
+}
+
+/// Rounds 1 to `NR` of the cipher (`ENC`) or of its equivalent inverse, on
+/// blocks already XORed with `k[0]`; `between(r)` runs after round `r + 1`
+/// (r < NR - 1), in program order among the rounds: work for the next batch
+/// (XTS's tweaks) placed there fills the AES latency, as in OpenSSL.
+#[inline(always)]
+unsafe fn rounds_with<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
+    k: &[V; MAX_KEYS],
+    b: &mut [V; W],
+    mut between: impl FnMut(usize),
+) {
+    // Unrolled by hand (a macro, r constant in each copy): with `between`
+    // in the loop LLVM keeps it rolled, and `between`'s state goes to memory.
+    macro_rules! unrolled {
+        ($round:expr; $($r:literal)*) => {$(
+            if $r + 1 < NR {
+                $round(&k[$r + 1]);
+                between($r);
             }
-            V::dec_last8(b8, k[NR]);
+        )*};
+    }
+    // SAFETY: the caller runs with V's features.
+    unsafe {
+        if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
+            let mut round = |key: &V| {
+                if ENC {
+                    V::enc8(b8, *key);
+                } else {
+                    V::dec8(b8, *key);
+                }
+            };
+            unrolled!(round; 0 1 2 3 4 5 6 7 8 9 10 11 12);
+            if ENC {
+                V::enc_last8(b8, k[NR]);
+            } else {
+                V::dec_last8(b8, k[NR]);
+            }
             return;
         }
-        for key in &k[1..NR] {
+        let mut round = |key: &V| {
             for x in b.iter_mut() {
-                *x = x.dec(*key);
+                *x = if ENC { x.enc(*key) } else { x.dec(*key) };
             }
-        }
+        };
+        unrolled!(round; 0 1 2 3 4 5 6 7 8 9 10 11 12);
         for x in b.iter_mut() {
-            *x = x.dec_last(k[NR]);
+            *x = if ENC {
+                x.enc_last(k[NR])
+            } else {
+                x.dec_last(k[NR])
+            };
         }
     }
 }
@@ -313,6 +380,10 @@ unsafe fn previous<V: Lanes>(p: *const u8, at_start: bool, first: &[u8; 16]) -> 
 
 /// CBC decryption over the whole vectors of `data`; `iv` becomes the last
 /// ciphertext block done; returns the bytes done.
+///
+/// Each batch's previous ciphertext blocks are read after its rounds (the
+/// XORs take them from memory, where they still are, since the batch is
+/// stored last), which leaves the registers to the rounds.
 #[inline(always)]
 pub(super) unsafe fn cbc_decrypt<V: Lanes, const NR: usize, const W: usize>(
     keys: &[[u8; 16]; MAX_KEYS],
@@ -320,32 +391,36 @@ pub(super) unsafe fn cbc_decrypt<V: Lanes, const NR: usize, const W: usize>(
     data: &mut [u8],
 ) -> usize {
     let vb = 16 * V::N;
-    // SAFETY: the caller runs with V's features. Each closure runs on a batch
-    // whose ciphertext is in registers and not yet stored, so the blocks
-    // before each vector (read by `previous`) are still ciphertext.
+    // SAFETY: the caller runs with V's features; every load and store is of
+    // a vector inside the batch or block at `p`, or of the block before it
+    // (inside `data` when not at the batch's start). Each batch reads all its
+    // ciphertext before it stores any plaintext.
     unsafe {
         let k = splat_keys::<V>(keys);
-        let chain = Cell::new(*iv);
-        let done = for_vectors::<V, W>(
-            data,
-            |p, b| {
-                let first = chain.get();
-                let prev: [V; W] =
-                    core::array::from_fn(|j| previous::<V>(p.add(j * vb), j == 0, &first));
-                chain.set(*p.add(W * vb - 16).cast::<[u8; 16]>());
-                decrypt::<V, NR, W>(&k, b);
-                for (x, c) in b.iter_mut().zip(prev) {
-                    *x = x.xor(c);
-                }
-            },
-            |p, b| {
-                let prev = previous::<V>(p, true, &chain.get());
-                chain.set(*p.add(vb - 16).cast::<[u8; 16]>());
-                decrypt::<V, NR, 1>(&k, b);
-                b[0] = b[0].xor(prev);
-            },
-        );
-        *iv = chain.get();
+        let mut chain = *iv;
+        let mut done = 0;
+        while data.len() - done >= W * vb {
+            let p = data.as_mut_ptr().add(done);
+            let mut s: [V; W] = core::array::from_fn(|j| V::load(p.add(j * vb)).xor(k[0]));
+            rounds_with::<V, NR, W, false>(&k, &mut s, |_| {});
+            let out: [V; W] =
+                core::array::from_fn(|j| s[j].xor(previous::<V>(p.add(j * vb), j == 0, &chain)));
+            chain = *p.add(W * vb - 16).cast::<[u8; 16]>();
+            for (j, x) in out.iter().enumerate() {
+                x.store(p.add(j * vb));
+            }
+            done += W * vb;
+        }
+        while data.len() - done >= vb {
+            let p = data.as_mut_ptr().add(done);
+            let mut s = [V::load(p).xor(k[0])];
+            rounds_with::<V, NR, 1, false>(&k, &mut s, |_| {});
+            let out = s[0].xor(previous::<V>(p, true, &chain));
+            chain = *p.add(vb - 16).cast::<[u8; 16]>();
+            out.store(p);
+            done += vb;
+        }
+        *iv = chain;
         done
     }
 }
@@ -434,6 +509,39 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     done
 }
 
+/// [`rounds_with`] for XTS with one block a register: rounds 1 to 7 each
+/// double `next[r]` into `next[r + 1]` in the same instruction stream.
+#[inline(always)]
+unsafe fn rounds_doubling<V: Lanes, const NR: usize, const ENC: bool>(
+    k: &[V; MAX_KEYS],
+    b: &mut [V; 8],
+    next: &mut [V; 8],
+    poly: V,
+) {
+    macro_rules! unrolled {
+        ($($r:literal)*) => {$(
+            if $r + 1 < NR {
+                if $r < 7 {
+                    next[$r + 1] = V::round8_double::<ENC>(b, k[$r + 1], next[$r], poly);
+                } else if ENC {
+                    V::enc8(b, k[$r + 1]);
+                } else {
+                    V::dec8(b, k[$r + 1]);
+                }
+            }
+        )*};
+    }
+    // SAFETY: the caller runs with V's features.
+    unsafe {
+        unrolled!(0 1 2 3 4 5 6 7 8 9 10 11 12);
+        if ENC {
+            V::enc_last8(b, k[NR]);
+        } else {
+            V::dec_last8(b, k[NR]);
+        }
+    }
+}
+
 /// Multiplies every lane by α^k in GF(2^128) (IEEE 1619 §5.2), 1 <= k <= 57:
 /// the k bits shifted out of the top fold back as b·(x^7 + x^2 + x + 1), which
 /// stays below 2^64 for k <= 57.
@@ -474,7 +582,11 @@ unsafe fn tweaks<V: Lanes>(mut t: u128) -> V {
 
 /// XTS over the whole vectors of `data` with the first tweak `t` (already
 /// encrypted); `t` becomes the tweak of the next block; returns the bytes done.
-/// The tweaks are made in registers, `N` lanes times α^N per vector.
+///
+/// The tweaks are made in registers, `N` lanes times α^N per vector, and the
+/// next batch's between the rounds of this one (OpenSSL's schedule), so that
+/// a batch starts with all its tweaks ready. The data is read as late as the
+/// first XOR needs it and the output straight after the last.
 #[inline(always)]
 pub(super) unsafe fn xts<V: Lanes, const NR: usize, const W: usize>(
     keys: &[[u8; 16]; MAX_KEYS],
@@ -482,8 +594,25 @@ pub(super) unsafe fn xts<V: Lanes, const NR: usize, const W: usize>(
     data: &mut [u8],
     enc: bool,
 ) -> usize {
+    if enc {
+        // SAFETY: as the caller's.
+        unsafe { xts_dir::<V, NR, W, true>(keys, t, data) }
+    } else {
+        // SAFETY: as the caller's.
+        unsafe { xts_dir::<V, NR, W, false>(keys, t, data) }
+    }
+}
+
+#[inline(always)]
+unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
+    keys: &[[u8; 16]; MAX_KEYS],
+    t: &mut u128,
+    data: &mut [u8],
+) -> usize {
     let n = V::N as i32;
-    // SAFETY: the caller runs with V's features.
+    let vb = 16 * V::N;
+    // SAFETY: the caller runs with V's features; every load and store of
+    // `data` is of a vector inside the batch or block at `p`.
     unsafe {
         let k = splat_keys::<V>(keys);
         let mut low = [0u8; 16];
@@ -493,53 +622,64 @@ pub(super) unsafe fn xts<V: Lanes, const NR: usize, const W: usize>(
         poly[0] = 0x87;
         poly[8] = 1;
         let poly = V::splat(&poly);
-        let tv = Cell::new(tweaks::<V>(*t));
-        let done = for_vectors::<V, W>(
-            data,
-            |_, b| {
-                let t0 = tv.get();
-                let mut tw = [t0; W];
-                if V::N == 1 {
-                    // One block per register: the doubling chain (5 operations
-                    // a tweak, as OpenSSL's) hides under the AES rounds.
-                    for j in 1..W {
-                        tw[j] = double(tw[j - 1], poly);
+        // The next batch's tweaks from its first; one block per register
+        // doubles along a chain (5 operations a tweak, as OpenSSL's), wider
+        // vectors multiply each from the first.
+        let from_first = |t0: V, j: usize, prev: V| {
+            if V::N == 1 {
+                double(prev, poly)
+            } else {
+                mul_alpha_k(t0, n * j as i32, low)
+            }
+        };
+        let first = tweaks::<V>(*t);
+        let mut tw = [first; W];
+        for j in 1..W {
+            tw[j] = from_first(first, j, tw[j - 1]);
+        }
+        let mut done = 0;
+        while data.len() - done >= W * vb {
+            let p = data.as_mut_ptr().add(done);
+            let mut s: [V; W] =
+                core::array::from_fn(|j| V::load(p.add(j * vb)).xor(tw[j]).xor(k[0]));
+            let mut next = tw;
+            next[0] = if V::N == 1 {
+                double(tw[W - 1], poly)
+            } else {
+                mul_alpha_k(tw[0], n * W as i32, low)
+            };
+            let t0 = next[0];
+            if let (1, Ok(s8), Ok(next8)) = (
+                V::N,
+                <&mut [V; 8]>::try_from(&mut s[..]),
+                <&mut [V; 8]>::try_from(&mut next[..]),
+            ) {
+                rounds_doubling::<V, NR, ENC>(&k, s8, next8, poly);
+            } else {
+                rounds_with::<V, NR, W, ENC>(&k, &mut s, |r| {
+                    let j = r + 1;
+                    if j < W {
+                        next[j] = from_first(t0, j, next[j - 1]);
                     }
-                    tv.set(double(tw[W - 1], poly));
-                } else {
-                    // Each vector's tweaks straight from the batch's first, so
-                    // the chain from batch to batch is one multiplication long.
-                    for (j, x) in tw.iter_mut().enumerate().skip(1) {
-                        *x = mul_alpha_k(t0, n * j as i32, low);
-                    }
-                    tv.set(mul_alpha_k(t0, n * W as i32, low));
-                }
-                for (x, y) in b.iter_mut().zip(tw) {
-                    *x = x.xor(y);
-                }
-                if enc {
-                    encrypt::<V, NR, W>(&k, b);
-                } else {
-                    decrypt::<V, NR, W>(&k, b);
-                }
-                for (x, y) in b.iter_mut().zip(tw) {
-                    *x = x.xor(y);
-                }
-            },
-            |_, b| {
-                let tw = tv.get();
-                tv.set(mul_alpha_k(tw, n, low));
-                b[0] = b[0].xor(tw);
-                if enc {
-                    encrypt::<V, NR, 1>(&k, b);
-                } else {
-                    decrypt::<V, NR, 1>(&k, b);
-                }
-                b[0] = b[0].xor(tw);
-            },
-        );
+                });
+            }
+            for (j, x) in s.iter().enumerate() {
+                x.xor(tw[j]).store(p.add(j * vb));
+            }
+            tw = next;
+            done += W * vb;
+        }
+        let mut cur = tw[0];
+        while data.len() - done >= vb {
+            let p = data.as_mut_ptr().add(done);
+            let mut s = [V::load(p).xor(cur).xor(k[0])];
+            rounds_with::<V, NR, 1, ENC>(&k, &mut s, |_| {});
+            s[0].xor(cur).store(p);
+            cur = mul_alpha_k(cur, n, low);
+            done += vb;
+        }
         let mut buf = [[0u8; 16]; 4];
-        tv.get().store(buf.as_mut_ptr().cast());
+        cur.store(buf.as_mut_ptr().cast());
         *t = u128::from_le_bytes(buf[0]);
         done
     }
