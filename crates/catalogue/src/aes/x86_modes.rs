@@ -212,6 +212,34 @@ unsafe fn decrypt<V: Lanes, const NR: usize, const W: usize>(k: &[V; MAX_KEYS], 
 unsafe fn rounds_with<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
     k: &[V; MAX_KEYS],
     b: &mut [V; W],
+    between: impl FnMut(usize),
+) {
+    // SAFETY: the caller runs with V's features.
+    unsafe {
+        rounds_but_last::<V, NR, W, ENC>(k, b, between);
+        if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
+            if ENC {
+                V::enc_last8(b8, k[NR]);
+            } else {
+                V::dec_last8(b8, k[NR]);
+            }
+            return;
+        }
+        for x in b.iter_mut() {
+            *x = if ENC {
+                x.enc_last(k[NR])
+            } else {
+                x.dec_last(k[NR])
+            };
+        }
+    }
+}
+
+/// [`rounds_with`] without the last round (rounds 1 to `NR - 1`).
+#[inline(always)]
+unsafe fn rounds_but_last<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
+    k: &[V; MAX_KEYS],
+    b: &mut [V; W],
     mut between: impl FnMut(usize),
 ) {
     // Unrolled by hand (a macro, r constant in each copy): with `between`
@@ -235,11 +263,6 @@ unsafe fn rounds_with<V: Lanes, const NR: usize, const W: usize, const ENC: bool
                 }
             };
             unrolled!(round; 0 1 2 3 4 5 6 7 8 9 10 11 12);
-            if ENC {
-                V::enc_last8(b8, k[NR]);
-            } else {
-                V::dec_last8(b8, k[NR]);
-            }
             return;
         }
         let mut round = |key: &V| {
@@ -248,13 +271,6 @@ unsafe fn rounds_with<V: Lanes, const NR: usize, const W: usize, const ENC: bool
             }
         };
         unrolled!(round; 0 1 2 3 4 5 6 7 8 9 10 11 12);
-        for x in b.iter_mut() {
-            *x = if ENC {
-                x.enc_last(k[NR])
-            } else {
-                x.dec_last(k[NR])
-            };
-        }
     }
 }
 
@@ -402,9 +418,13 @@ pub(super) unsafe fn cbc_decrypt<V: Lanes, const NR: usize, const W: usize>(
         while data.len() - done >= W * vb {
             let p = data.as_mut_ptr().add(done);
             let mut s: [V; W] = core::array::from_fn(|j| V::load(p.add(j * vb)).xor(k[0]));
-            rounds_with::<V, NR, W, false>(&k, &mut s, |_| {});
-            let out: [V; W] =
-                core::array::from_fn(|j| s[j].xor(previous::<V>(p.add(j * vb), j == 0, &chain)));
+            // All rounds but the last, whose key takes in the previous
+            // ciphertext (AESDECLAST ends with an XOR), as libgcrypt does.
+            rounds_but_last::<V, NR, W, false>(&k, &mut s, |_| {});
+            let out: [V; W] = core::array::from_fn(|j| {
+                let prev = previous::<V>(p.add(j * vb), j == 0, &chain);
+                s[j].dec_last(k[NR].xor(prev))
+            });
             chain = *p.add(W * vb - 16).cast::<[u8; 16]>();
             for (j, x) in out.iter().enumerate() {
                 x.store(p.add(j * vb));
@@ -488,10 +508,12 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
             } else {
                 fill(&mut buf, next);
             }
-            encrypt_rounds::<V, NR, W>(&k, &mut s);
+            // The last round's key takes in the data (AESENCLAST ends with
+            // an XOR), as in OpenSSL.
+            rounds_but_last::<V, NR, W, true>(&k, &mut s, |_| {});
             for (j, x) in s.iter().enumerate() {
                 let q = p.add(j * vb);
-                x.xor(V::load(q)).store(q);
+                x.enc_last(k[NR].xor(V::load(q))).store(q);
             }
             c = next;
             done += nb * 16;
@@ -509,8 +531,8 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     done
 }
 
-/// [`rounds_with`] for XTS with one block a register: rounds 1 to 7 each
-/// double `next[r]` into `next[r + 1]` in the same instruction stream.
+/// [`rounds_but_last`] for XTS with one block a register: rounds 1 to 7
+/// each double `next[r]` into `next[r + 1]` in the same instruction stream.
 #[inline(always)]
 unsafe fn rounds_doubling<V: Lanes, const NR: usize, const ENC: bool>(
     k: &[V; MAX_KEYS],
@@ -534,11 +556,6 @@ unsafe fn rounds_doubling<V: Lanes, const NR: usize, const ENC: bool>(
     // SAFETY: the caller runs with V's features.
     unsafe {
         unrolled!(0 1 2 3 4 5 6 7 8 9 10 11 12);
-        if ENC {
-            V::enc_last8(b, k[NR]);
-        } else {
-            V::dec_last8(b, k[NR]);
-        }
     }
 }
 
@@ -649,6 +666,8 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
                 mul_alpha_k(tw[0], n * W as i32, low)
             };
             let t0 = next[0];
+            // The last round's key takes in the tweak (AESENCLAST and
+            // AESDECLAST end with an XOR), as in OpenSSL.
             if let (1, Ok(s8), Ok(next8)) = (
                 V::N,
                 <&mut [V; 8]>::try_from(&mut s[..]),
@@ -656,7 +675,7 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
             ) {
                 rounds_doubling::<V, NR, ENC>(&k, s8, next8, poly);
             } else {
-                rounds_with::<V, NR, W, ENC>(&k, &mut s, |r| {
+                rounds_but_last::<V, NR, W, ENC>(&k, &mut s, |r| {
                     let j = r + 1;
                     if j < W {
                         next[j] = from_first(t0, j, next[j - 1]);
@@ -664,7 +683,9 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
                 });
             }
             for (j, x) in s.iter().enumerate() {
-                x.xor(tw[j]).store(p.add(j * vb));
+                let kt = k[NR].xor(tw[j]);
+                let y = if ENC { x.enc_last(kt) } else { x.dec_last(kt) };
+                y.store(p.add(j * vb));
             }
             tw = next;
             done += W * vb;
