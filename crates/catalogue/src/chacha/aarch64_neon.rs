@@ -80,9 +80,9 @@ unsafe fn batch<const R: usize>(bc: &[u32; WORDS], out: &mut [u8]) {
             x[4 * i..4 * i + 4].copy_from_slice(&load4(bc, i));
         }
         rounds!(R, x, add, xor, r16, r12, r8, r7);
-        // A compiler barrier (no instruction): the state is loaded again
-        // rather than kept live through the rounds.
-        core::arch::asm!("", options(nostack, preserves_flags));
+        // A compiler barrier (no instruction) that may have written `bc`, so
+        // the state is loaded again rather than kept live through the rounds.
+        core::arch::asm!("/* {0} */", in(reg) bc.as_ptr(), options(nostack, preserves_flags));
         for g in 0..4 {
             let init = load4(bc, g);
             let a = add(x[4 * g], init[0]);
