@@ -113,24 +113,26 @@ impl Lanes for Xmm {
         t
     }
     #[inline(always)]
-    unsafe fn enc8(b: &mut [Self; 8], k: Self) {
+    unsafe fn round8<const ENC: bool>(b: &mut [Self; 8], k: Self) {
         // SAFETY: the caller runs with AES-NI; register operands only.
-        unsafe { round8!(sse "aesenc", b, k) }
+        unsafe {
+            if ENC {
+                round8!(sse "aesenc", b, k);
+            } else {
+                round8!(sse "aesdec", b, k);
+            }
+        }
     }
     #[inline(always)]
-    unsafe fn enc_last8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: as `enc8`.
-        unsafe { round8!(sse "aesenclast", b, k) }
-    }
-    #[inline(always)]
-    unsafe fn dec8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: as `enc8`.
-        unsafe { round8!(sse "aesdec", b, k) }
-    }
-    #[inline(always)]
-    unsafe fn dec_last8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: as `enc8`.
-        unsafe { round8!(sse "aesdeclast", b, k) }
+    unsafe fn last8<const ENC: bool>(b: &mut [Self; 8], k: Self) {
+        // SAFETY: as `round8`.
+        unsafe {
+            if ENC {
+                round8!(sse "aesenclast", b, k);
+            } else {
+                round8!(sse "aesdeclast", b, k);
+            }
+        }
     }
 }
 

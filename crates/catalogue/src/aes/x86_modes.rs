@@ -53,30 +53,23 @@ pub(super) trait Lanes: Copy {
     /// those words (PSHUFD 0x13 then PSRAD 31): the carries of a doubling.
     unsafe fn carries(self) -> Self;
 
-    /// One AESENC round on each of eight vectors. The backends with 16
-    /// registers override these four with `asm!` (see [`round8`]).
+    /// One round (AESENC if `ENC`, else AESDEC) on each of eight vectors.
+    /// The backends with 16 registers override this and [`Lanes::last8`]
+    /// with `asm!` (see [`round8`]).
     #[inline(always)]
-    unsafe fn enc8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: the caller runs with the features of `enc`.
-        b.iter_mut().for_each(|x| *x = unsafe { x.enc(k) });
+    unsafe fn round8<const ENC: bool>(b: &mut [Self; 8], k: Self) {
+        for x in b.iter_mut() {
+            // SAFETY: the caller runs with the features of `enc` and `dec`.
+            *x = unsafe { if ENC { x.enc(k) } else { x.dec(k) } };
+        }
     }
-    /// One AESENCLAST round on each of eight vectors.
+    /// The last round (AESENCLAST if `ENC`, else AESDECLAST) on eight vectors.
     #[inline(always)]
-    unsafe fn enc_last8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: the caller runs with the features of `enc_last`.
-        b.iter_mut().for_each(|x| *x = unsafe { x.enc_last(k) });
-    }
-    /// One AESDEC round on each of eight vectors.
-    #[inline(always)]
-    unsafe fn dec8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: the caller runs with the features of `dec`.
-        b.iter_mut().for_each(|x| *x = unsafe { x.dec(k) });
-    }
-    /// One AESDECLAST round on each of eight vectors.
-    #[inline(always)]
-    unsafe fn dec_last8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: the caller runs with the features of `dec_last`.
-        b.iter_mut().for_each(|x| *x = unsafe { x.dec_last(k) });
+    unsafe fn last8<const ENC: bool>(b: &mut [Self; 8], k: Self) {
+        for x in b.iter_mut() {
+            // SAFETY: the caller runs with the features of `enc_last`, `dec_last`.
+            *x = unsafe { if ENC { x.enc_last(k) } else { x.dec_last(k) } };
+        }
     }
     /// One round (AESENC if `ENC`, else AESDEC) on eight vectors and one
     /// doubling of the XTS tweak `t` (see [`double`]), returned. Backends
@@ -91,11 +84,7 @@ pub(super) trait Lanes: Copy {
     ) -> Self {
         // SAFETY: the caller runs with the features of `enc`, `dec`, `double`.
         unsafe {
-            if ENC {
-                Self::enc8(b, k);
-            } else {
-                Self::dec8(b, k);
-            }
+            Self::round8::<ENC>(b, k);
             double(t, poly)
         }
     }
@@ -178,18 +167,8 @@ unsafe fn encrypt<V: Lanes, const NR: usize, const W: usize>(k: &[V; MAX_KEYS], 
         for x in b.iter_mut() {
             *x = x.xor(k[0]);
         }
-        encrypt_rounds::<V, NR, W>(k, b);
+        rounds_with::<V, NR, W, true>(k, b, |_| {});
     }
-}
-
-/// Rounds 1 to `NR` of the cipher: blocks already XORed with `k[0]`.
-#[inline(always)]
-unsafe fn encrypt_rounds<V: Lanes, const NR: usize, const W: usize>(
-    k: &[V; MAX_KEYS],
-    b: &mut [V; W],
-) {
-    // SAFETY: the caller runs with V's features.
-    unsafe { rounds_with::<V, NR, W, true>(k, b, |_| {}) }
 }
 
 /// `k` are the decryption keys of the equivalent inverse cipher (FIPS-197 §5.3.5).
@@ -218,11 +197,7 @@ unsafe fn rounds_with<V: Lanes, const NR: usize, const W: usize, const ENC: bool
     unsafe {
         rounds_but_last::<V, NR, W, ENC>(k, b, between);
         if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
-            if ENC {
-                V::enc_last8(b8, k[NR]);
-            } else {
-                V::dec_last8(b8, k[NR]);
-            }
+            V::last8::<ENC>(b8, k[NR]);
             return;
         }
         for x in b.iter_mut() {
@@ -255,13 +230,7 @@ unsafe fn rounds_but_last<V: Lanes, const NR: usize, const W: usize, const ENC: 
     // SAFETY: the caller runs with V's features.
     unsafe {
         if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
-            let mut round = |key: &V| {
-                if ENC {
-                    V::enc8(b8, *key);
-                } else {
-                    V::dec8(b8, *key);
-                }
-            };
+            let mut round = |key: &V| V::round8::<ENC>(b8, *key);
             unrolled!(round; 0 1 2 3 4 5 6 7 8 9 10 11 12);
             return;
         }
@@ -480,7 +449,7 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     assert!(nb <= MAX_BLOCKS, "a CTR batch of {nb} blocks");
     let k0 = keys[0];
     let k0w3 = u32::from_ne_bytes([k0[12], k0[13], k0[14], k0[15]]);
-    // Counter blocks XOR k[0]; `held` is the counter of its first block.
+    // The batch's counter blocks XOR k[0], from counter `c` on.
     let mut buf = [[0u8; 16]; MAX_BLOCKS];
     let fill = |buf: &mut [[u8; 16]; MAX_BLOCKS], c: u128| {
         for (i, b) in buf.iter_mut().take(nb).enumerate() {
@@ -549,11 +518,7 @@ unsafe fn rounds_doubling<V: Lanes, const NR: usize, const ENC: bool>(
     macro_rules! plain {
         ($($r:literal)*) => {$(
             if $r + 1 < NR {
-                if ENC {
-                    V::enc8(b, k[$r + 1]);
-                } else {
-                    V::dec8(b, k[$r + 1]);
-                }
+                V::round8::<ENC>(b, k[$r + 1]);
             }
         )*};
     }

@@ -98,24 +98,14 @@ impl Lanes for Ymm {
         Ymm(unsafe { _mm256_srai_epi32::<31>(_mm256_shuffle_epi32::<0x13>(self.0)) })
     }
     #[inline(always)]
-    unsafe fn enc8(b: &mut [Self; 8], k: Self) {
+    unsafe fn round8<const ENC: bool>(b: &mut [Self; 8], k: Self) {
         // SAFETY: the caller runs with VAES and AVX2.
-        unsafe { enc8(b, k) }
+        unsafe { round8_ymm::<ENC>(b, k) }
     }
     #[inline(always)]
-    unsafe fn enc_last8(b: &mut [Self; 8], k: Self) {
+    unsafe fn last8<const ENC: bool>(b: &mut [Self; 8], k: Self) {
         // SAFETY: the caller runs with VAES and AVX2.
-        unsafe { enc_last8(b, k) }
-    }
-    #[inline(always)]
-    unsafe fn dec8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: the caller runs with VAES and AVX2.
-        unsafe { dec8(b, k) }
-    }
-    #[inline(always)]
-    unsafe fn dec_last8(b: &mut [Self; 8], k: Self) {
-        // SAFETY: the caller runs with VAES and AVX2.
-        unsafe { dec_last8(b, k) }
+        unsafe { last8_ymm::<ENC>(b, k) }
     }
 }
 
@@ -123,27 +113,27 @@ impl Lanes for Ymm {
 // enabled where the `asm!` is written, hence functions of their own.
 #[inline]
 #[target_feature(enable = "avx2,vaes")]
-fn enc8(b: &mut [Ymm; 8], k: Ymm) {
+fn round8_ymm<const ENC: bool>(b: &mut [Ymm; 8], k: Ymm) {
     // SAFETY: VAES and AVX2 are enabled; register operands only.
-    unsafe { round8!(vex "vaesenc", b, k) }
+    unsafe {
+        if ENC {
+            round8!(vex "vaesenc", b, k);
+        } else {
+            round8!(vex "vaesdec", b, k);
+        }
+    }
 }
 #[inline]
 #[target_feature(enable = "avx2,vaes")]
-fn enc_last8(b: &mut [Ymm; 8], k: Ymm) {
-    // SAFETY: as `enc8`.
-    unsafe { round8!(vex "vaesenclast", b, k) }
-}
-#[inline]
-#[target_feature(enable = "avx2,vaes")]
-fn dec8(b: &mut [Ymm; 8], k: Ymm) {
-    // SAFETY: as `enc8`.
-    unsafe { round8!(vex "vaesdec", b, k) }
-}
-#[inline]
-#[target_feature(enable = "avx2,vaes")]
-fn dec_last8(b: &mut [Ymm; 8], k: Ymm) {
-    // SAFETY: as `enc8`.
-    unsafe { round8!(vex "vaesdeclast", b, k) }
+fn last8_ymm<const ENC: bool>(b: &mut [Ymm; 8], k: Ymm) {
+    // SAFETY: as `round8_ymm`.
+    unsafe {
+        if ENC {
+            round8!(vex "vaesenclast", b, k);
+        } else {
+            round8!(vex "vaesdeclast", b, k);
+        }
+    }
 }
 
 /// ECB over the whole blocks of `data` (`keys`: encryption or decryption keys).
