@@ -421,7 +421,7 @@ impl Tier {
     /// The features this CPU lacks for the tier, for the note that says why it
     /// was skipped.
     pub fn missing(self) -> CpuFeatures {
-        self.requires().without(detected())
+        self.requires().difference(detected())
     }
 
     /// The fastest tier the features in use reach.
