@@ -112,28 +112,12 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
     for (lanes, &w) in bc.chunks_exact_mut(N).zip(st) {
         lanes.fill(w);
     }
-    let mut ctr = st[12];
-    let set_counters = |bc: &mut [u32; WORDS], ctr: u32| {
+    batches!(N, st[12], data, |ctr, out| {
         for (l, w) in bc[48..52].iter_mut().enumerate() {
             *w = ctr.wrapping_add(l as u32);
         }
-    };
-    let mut chunks = data.chunks_exact_mut(N * super::BLOCK);
-    for c in &mut chunks {
-        set_counters(&mut bc, ctr);
-        // SAFETY: NEON is enabled; `c` is one batch long.
-        unsafe { batch::<R>(&bc, c) };
-        ctr = ctr.wrapping_add(N as u32);
-    }
-    let tail = chunks.into_remainder();
-    if !tail.is_empty() {
-        let mut buf = [0u8; N * super::BLOCK];
-        buf[..tail.len()].copy_from_slice(tail);
-        set_counters(&mut bc, ctr);
-        // SAFETY: as above; `buf` is one batch long.
-        unsafe { batch::<R>(&bc, &mut buf) };
-        tail.copy_from_slice(&buf[..tail.len()]);
-        zeroize::Zeroize::zeroize(&mut buf);
-    }
+        // SAFETY: NEON is enabled; `out` is one batch long.
+        unsafe { batch::<R>(&bc, out) }
+    });
     zeroize::Zeroize::zeroize(&mut bc);
 }

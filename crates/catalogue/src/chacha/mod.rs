@@ -91,26 +91,29 @@ macro_rules! rounds_c_in_memory {
 }
 
 /// The backends' outer loop: whole batches of `$n` blocks straight into
-/// `data`, a short tail through a zeroized stack buffer. (NEON has its own:
-/// it keeps the broadcast state in memory between batches.)
+/// `data`, a short tail through a zeroized stack buffer. `$body` runs once per
+/// batch with `$ctr` the batch's first block counter (from `$start`, wrapping)
+/// and `$out` its `$n * 64` bytes.
 #[cfg_attr(
-    not(any(target_arch = "x86", target_arch = "x86_64")),
-    allow(unused_macros, reason = "the x86 backends use it")
+    not(any(target_arch = "x86", target_arch = "x86_64", target_arch = "aarch64")),
+    allow(unused_macros, reason = "the SIMD backends use it")
 )]
 macro_rules! batches {
-    ($n:expr, $st:expr, $data:expr, $batch:ident, $r:ident) => {{
-        let st: &[u32; 16] = $st;
-        let mut ctr = st[12];
+    ($n:expr, $start:expr, $data:expr, |$ctr:ident, $out:ident| $body:expr) => {{
+        let mut $ctr: u32 = $start;
         let mut chunks = $data.chunks_exact_mut($n * super::BLOCK);
-        for c in &mut chunks {
-            $batch::<$r>(st, ctr, c);
-            ctr = ctr.wrapping_add($n as u32);
+        for $out in &mut chunks {
+            $body;
+            $ctr = $ctr.wrapping_add($n as u32);
         }
         let tail = chunks.into_remainder();
         if !tail.is_empty() {
             let mut buf = [0u8; $n * super::BLOCK];
             buf[..tail.len()].copy_from_slice(tail);
-            $batch::<$r>(st, ctr, &mut buf);
+            {
+                let $out = &mut buf[..];
+                $body;
+            }
             tail.copy_from_slice(&buf[..tail.len()]);
             zeroize::Zeroize::zeroize(&mut buf);
         }

@@ -140,5 +140,5 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
-    batches!(N, st, data, batch, R);
+    batches!(N, st[12], data, |ctr, out| batch::<R>(st, ctr, out));
 }

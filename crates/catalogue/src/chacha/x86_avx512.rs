@@ -118,5 +118,5 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
         unsafe { super::x86_avx2::xor_keystream::<R>(st, data) };
         return;
     }
-    batches!(N, st, data, batch, R);
+    batches!(N, st[12], data, |ctr, out| batch::<R>(st, ctr, out));
 }

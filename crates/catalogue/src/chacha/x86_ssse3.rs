@@ -103,5 +103,5 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
 /// The CPU must support SSSE3.
 #[target_feature(enable = "ssse3")]
 pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
-    batches!(N, st, data, batch, R);
+    batches!(N, st[12], data, |ctr, out| batch::<R>(st, ctr, out));
 }
