@@ -25,6 +25,9 @@
 //!
 //! The environment variable [`NO_TMPFILE_ENV`] (`CLUSTERCRYPT_TEST_NO_TMPFILE=1`)
 //! forces the named fallback, so that tests can exercise it on any file system.
+//! [`STOP_AFTER_ENV`] (`CLUSTERCRYPT_TEST_STOP_AFTER_BYTES=N`) makes the
+//! process stop itself (`SIGSTOP`) once N bytes went into the output, so that
+//! a test can kill it at an exact point of a run, however fast the machine.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -38,6 +41,10 @@ use rustix::io::Errno;
 
 /// Set to `1` to force the named fallback instead of `O_TMPFILE` (for tests).
 pub const NO_TMPFILE_ENV: &str = "CLUSTERCRYPT_TEST_NO_TMPFILE";
+
+/// Set to a byte count to stop the process once that much was written to an
+/// output (for tests that kill a run at a chosen point).
+pub const STOP_AFTER_ENV: &str = "CLUSTERCRYPT_TEST_STOP_AFTER_BYTES";
 
 /// Every temporary name starts so (a hidden file) ...
 const PREFIX: &str = ".clustercrypt-";
@@ -80,6 +87,9 @@ pub struct OutputFile {
     holder: Holder,
     mode: u32,
     done: bool,
+    /// Bytes written so far, and the test hook's stop point.
+    written: u64,
+    stop_after: Option<u64>,
 }
 
 /// A stale partial file that [`sweep_stale`] removed.
@@ -130,6 +140,10 @@ impl OutputFile {
             holder,
             mode: PRIVATE,
             done: false,
+            written: 0,
+            stop_after: std::env::var(STOP_AFTER_ENV)
+                .ok()
+                .and_then(|v| v.parse().ok()),
         })
     }
 
@@ -298,13 +312,34 @@ impl OutputFile {
     }
 }
 
+impl OutputFile {
+    /// Counts `n` more bytes written; stops the process once at the test
+    /// hook's point ([`STOP_AFTER_ENV`]).
+    fn wrote(&mut self, n: usize) {
+        self.written += n as u64;
+        if let Some(at) = self.stop_after
+            && self.written >= at
+        {
+            self.stop_after = None;
+            let _ = rustix::process::kill_process(
+                rustix::process::getpid(),
+                rustix::process::Signal::STOP,
+            );
+        }
+    }
+}
+
 impl Write for OutputFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
+        let n = self.file.write(buf)?;
+        self.wrote(n);
+        Ok(n)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.file.write_all(buf)
+        self.file.write_all(buf)?;
+        self.wrote(buf.len());
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
