@@ -591,6 +591,8 @@ mod tests {
             holder: Holder::Named { name },
             mode: PRIVATE,
             done: false,
+            written: 0,
+            stop_after: None,
         }
     }
 
