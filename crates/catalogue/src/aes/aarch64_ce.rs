@@ -67,6 +67,264 @@ macro_rules! decrypt {
     };
 }
 
+/// One round on the eight blocks in v0..v7 with the round key operand `$k`:
+/// `aese`/`aesmc` (or `aesd`/`aesimc`), for an `asm!` template.
+macro_rules! round8 {
+    ($op:literal, $mc:literal, $k:ident) => {
+        concat!(
+            $op,
+            " v0.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v0.16b, v0.16b\n",
+            $op,
+            " v1.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v1.16b, v1.16b\n",
+            $op,
+            " v2.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v2.16b, v2.16b\n",
+            $op,
+            " v3.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v3.16b, v3.16b\n",
+            $op,
+            " v4.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v4.16b, v4.16b\n",
+            $op,
+            " v5.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v5.16b, v5.16b\n",
+            $op,
+            " v6.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v6.16b, v6.16b\n",
+            $op,
+            " v7.16b, {",
+            stringify!($k),
+            ":v}.16b\n",
+            $mc,
+            " v7.16b, v7.16b\n",
+        )
+    };
+}
+
+/// Every round on v0..v7: `$k` the keys of the full rounds, then the last
+/// round with `$kp` and the final key `$kl` added.
+macro_rules! rounds8 {
+    ($op:literal, $mc:literal, [$($k:ident)*], $kp:ident, $kl:ident) => {
+        concat!(
+            $(round8!($op, $mc, $k),)*
+            $op, " v0.16b, {", stringify!($kp), ":v}.16b\n",
+            $op, " v1.16b, {", stringify!($kp), ":v}.16b\n",
+            $op, " v2.16b, {", stringify!($kp), ":v}.16b\n",
+            $op, " v3.16b, {", stringify!($kp), ":v}.16b\n",
+            $op, " v4.16b, {", stringify!($kp), ":v}.16b\n",
+            $op, " v5.16b, {", stringify!($kp), ":v}.16b\n",
+            $op, " v6.16b, {", stringify!($kp), ":v}.16b\n",
+            $op, " v7.16b, {", stringify!($kp), ":v}.16b\n",
+            "eor v0.16b, v0.16b, {", stringify!($kl), ":v}.16b\n",
+            "eor v1.16b, v1.16b, {", stringify!($kl), ":v}.16b\n",
+            "eor v2.16b, v2.16b, {", stringify!($kl), ":v}.16b\n",
+            "eor v3.16b, v3.16b, {", stringify!($kl), ":v}.16b\n",
+            "eor v4.16b, v4.16b, {", stringify!($kl), ":v}.16b\n",
+            "eor v5.16b, v5.16b, {", stringify!($kl), ":v}.16b\n",
+            "eor v6.16b, v6.16b, {", stringify!($kl), ":v}.16b\n",
+            "eor v7.16b, v7.16b, {", stringify!($kl), ":v}.16b\n",
+        )
+    };
+}
+
+/// Calls `$m!` with the round keys of `NR` rounds named for `rounds8!`: the
+/// keys of the full rounds, the last round's and the final one, each with
+/// its index into the key array.
+macro_rules! with_keys {
+    ($nr:expr, $m:ident!($($arg:tt)*)) => {
+        match $nr {
+            10 => $m!($($arg)*; [k0 0 k1 1 k2 2 k3 3 k4 4 k5 5 k6 6 k7 7 k8 8], k9 9, k10 10),
+            12 => $m!($($arg)*; [k0 0 k1 1 k2 2 k3 3 k4 4 k5 5 k6 6 k7 7 k8 8 k9 9 k10 10], k11 11, k12 12),
+            _ => $m!($($arg)*; [k0 0 k1 1 k2 2 k3 3 k4 4 k5 5 k6 6 k7 7 k8 8 k9 9 k10 10 k11 11 k12 12], k13 13, k14 14),
+        }
+    };
+}
+
+/// Eight CTR blocks at `p` in one `asm!` block: the counters `b0 + j` made
+/// by byte additions to the last byte (right while it does not wrap in the
+/// batch), encrypted, and the data read, XORed and written once, with the
+/// blocks in v0..v7 and the data in v16..v19. Returns `b0 + 8` the same way.
+/// The compiler, given the same in intrinsics, folds the chain of additions
+/// into seven constants and spills round keys to make room for them.
+macro_rules! ctr8_asm {
+    ($k:expr, $b0:expr, $inc:expr, $p:expr; [$($kn:ident $ki:literal)*], $kp:ident $kpi:literal, $kl:ident $kli:literal) => {{
+        let next: uint8x16_t;
+        core::arch::asm!(
+            "add v1.16b, v0.16b, {i:v}.16b",
+            "add v2.16b, v1.16b, {i:v}.16b",
+            "add v3.16b, v2.16b, {i:v}.16b",
+            "add v4.16b, v3.16b, {i:v}.16b",
+            "add v5.16b, v4.16b, {i:v}.16b",
+            "add v6.16b, v5.16b, {i:v}.16b",
+            "add v7.16b, v6.16b, {i:v}.16b",
+            "add {nx:v}.16b, v7.16b, {i:v}.16b",
+            rounds8!("aese", "aesmc", [$($kn)*], $kp, $kl),
+            "ld1 {{v16.16b-v19.16b}}, [{p}]",
+            "eor v0.16b, v0.16b, v16.16b",
+            "eor v1.16b, v1.16b, v17.16b",
+            "eor v2.16b, v2.16b, v18.16b",
+            "eor v3.16b, v3.16b, v19.16b",
+            "st1 {{v0.16b-v3.16b}}, [{p}], #64",
+            "ld1 {{v16.16b-v19.16b}}, [{p}]",
+            "eor v4.16b, v4.16b, v16.16b",
+            "eor v5.16b, v5.16b, v17.16b",
+            "eor v6.16b, v6.16b, v18.16b",
+            "eor v7.16b, v7.16b, v19.16b",
+            "st1 {{v4.16b-v7.16b}}, [{p}]",
+            p = inout(reg) $p => _,
+            i = in(vreg) $inc,
+            nx = out(vreg) next,
+            $($kn = in(vreg) $k[$ki],)*
+            $kp = in(vreg) $k[$kpi],
+            $kl = in(vreg) $k[$kli],
+            inout("v0") $b0 => _,
+            out("v1") _, out("v2") _, out("v3") _, out("v4") _,
+            out("v5") _, out("v6") _, out("v7") _,
+            out("v16") _, out("v17") _, out("v18") _, out("v19") _,
+            options(nostack, preserves_flags),
+        );
+        next
+    }};
+}
+
+/// CBC decryption of eight blocks at `p` in one `asm!` block (`$prev`: the
+/// ciphertext before them, and after: the last of them): the ciphertext is
+/// read twice (for the rounds, and again for the chaining XOR) rather than
+/// held in eight more registers, and written once.
+macro_rules! cbc_dec8_asm {
+    ($k:expr, $prev:expr, $p:expr; [$($kn:ident $ki:literal)*], $kp:ident $kpi:literal, $kl:ident $kli:literal) => {
+        core::arch::asm!(
+            "ld1 {{v0.16b-v3.16b}}, [{p}]",
+            "ld1 {{v4.16b-v7.16b}}, [{q}]",
+            rounds8!("aesd", "aesimc", [$($kn)*], $kp, $kl),
+            "eor v0.16b, v0.16b, v19.16b",
+            "ld1 {{v16.16b-v19.16b}}, [{p}]",
+            "eor v1.16b, v1.16b, v16.16b",
+            "eor v2.16b, v2.16b, v17.16b",
+            "eor v3.16b, v3.16b, v18.16b",
+            "eor v4.16b, v4.16b, v19.16b",
+            "st1 {{v0.16b-v3.16b}}, [{p}]",
+            "ld1 {{v16.16b-v19.16b}}, [{q}]",
+            "eor v5.16b, v5.16b, v16.16b",
+            "eor v6.16b, v6.16b, v17.16b",
+            "eor v7.16b, v7.16b, v18.16b",
+            "st1 {{v4.16b-v7.16b}}, [{q}]",
+            p = in(reg) $p,
+            q = in(reg) $p.add(64),
+            $($kn = in(vreg) $k[$ki],)*
+            $kp = in(vreg) $k[$kpi],
+            $kl = in(vreg) $k[$kli],
+            inout("v19") $prev,
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+            out("v16") _, out("v17") _, out("v18") _,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
+/// `$dst` = `$src` times α (the next XTS tweak, as [`next_tweak`]), v0 the
+/// scratch register; for an `asm!` template with `{poly}` = (0x87, 1).
+macro_rules! tweak_asm {
+    ($dst:literal, $src:literal) => {
+        concat!(
+            "sshr v0.2d, ",
+            $src,
+            ".2d, #63\n",
+            "ext v0.16b, v0.16b, v0.16b, #8\n",
+            "and v0.16b, v0.16b, {poly:v}.16b\n",
+            "add ",
+            $dst,
+            ".2d, ",
+            $src,
+            ".2d, ",
+            $src,
+            ".2d\n",
+            "eor ",
+            $dst,
+            ".16b, ",
+            $dst,
+            ".16b, v0.16b\n",
+        )
+    };
+}
+
+/// XTS on eight blocks at `p` in one `asm!` block: the tweaks made from
+/// `$tw` (in v16, and after: the next batch's) into v16..v23 while v0..v7
+/// are still free, the data read, XORed, through the rounds (`aese`/`aesmc`
+/// or `aesd`/`aesimc`), XORed and written once. 8 blocks, 8 tweaks, 15
+/// round keys and the reduction constant are the 32 registers exactly.
+macro_rules! xts8_asm {
+    ($op:literal, $mc:literal, $k:expr, $tw:expr, $poly:expr, $p:expr; [$($kn:ident $ki:literal)*], $kp:ident $kpi:literal, $kl:ident $kli:literal) => {
+        core::arch::asm!(
+            tweak_asm!("v17", "v16"),
+            tweak_asm!("v18", "v17"),
+            tweak_asm!("v19", "v18"),
+            tweak_asm!("v20", "v19"),
+            tweak_asm!("v21", "v20"),
+            tweak_asm!("v22", "v21"),
+            tweak_asm!("v23", "v22"),
+            "ld1 {{v0.16b-v3.16b}}, [{p}]",
+            "ld1 {{v4.16b-v7.16b}}, [{q}]",
+            "eor v0.16b, v0.16b, v16.16b",
+            "eor v1.16b, v1.16b, v17.16b",
+            "eor v2.16b, v2.16b, v18.16b",
+            "eor v3.16b, v3.16b, v19.16b",
+            "eor v4.16b, v4.16b, v20.16b",
+            "eor v5.16b, v5.16b, v21.16b",
+            "eor v6.16b, v6.16b, v22.16b",
+            "eor v7.16b, v7.16b, v23.16b",
+            rounds8!($op, $mc, [$($kn)*], $kp, $kl),
+            "eor v0.16b, v0.16b, v16.16b",
+            "eor v1.16b, v1.16b, v17.16b",
+            "eor v2.16b, v2.16b, v18.16b",
+            "eor v3.16b, v3.16b, v19.16b",
+            "eor v4.16b, v4.16b, v20.16b",
+            "eor v5.16b, v5.16b, v21.16b",
+            "eor v6.16b, v6.16b, v22.16b",
+            "eor v7.16b, v7.16b, v23.16b",
+            "st1 {{v0.16b-v3.16b}}, [{p}]",
+            "st1 {{v4.16b-v7.16b}}, [{q}]",
+            tweak_asm!("v16", "v23"),
+            p = in(reg) $p,
+            q = in(reg) $p.add(64),
+            poly = in(vreg) $poly,
+            $($kn = in(vreg) $k[$ki],)*
+            $kp = in(vreg) $k[$kpi],
+            $kl = in(vreg) $k[$kli],
+            inout("v16") $tw,
+            out("v0") _, out("v1") _, out("v2") _, out("v3") _,
+            out("v4") _, out("v5") _, out("v6") _, out("v7") _,
+            out("v17") _, out("v18") _, out("v19") _, out("v20") _,
+            out("v21") _, out("v22") _, out("v23") _,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
 /// Loads eight blocks from `p` (two four-register loads).
 #[inline(always)]
 unsafe fn load8(p: *const u8) -> [uint8x16_t; W] {
@@ -228,15 +486,8 @@ unsafe fn cbc_decrypt_n<const NR: usize>(
         let mut prev = vld1q_u8(iv.as_ptr());
         let mut chunks = data.chunks_exact_mut(16 * W);
         for c in &mut chunks {
-            let ct = load8(c.as_ptr());
-            let mut b = ct;
-            decrypt!(NR, k, b);
-            b[0] = veorq_u8(b[0], prev);
-            for j in 1..W {
-                b[j] = veorq_u8(b[j], ct[j - 1]);
-            }
-            prev = ct[W - 1];
-            store8(c.as_mut_ptr(), &b);
+            let p = c.as_mut_ptr();
+            with_keys!(NR, cbc_dec8_asm!(k, prev, p));
         }
         for c in chunks.into_remainder().chunks_exact_mut(16) {
             let ct = vld1q_u8(c.as_ptr());
@@ -280,35 +531,42 @@ unsafe fn ctr_n<const NR: usize>(keys: &[[u8; 16]; MAX_KEYS], c: &mut u128, data
     // chunk of the size loaded and stored.
     unsafe {
         let k = load_keys(keys);
-        // Counters are made in the byte-reversed-words domain, where the
-        // counter's low 32 bits are lane 3 and a vector add steps them; one
-        // REV32 per block gives the big-endian block. A batch whose low word
-        // would wrap takes the 128-bit path.
-        let one = vreinterpretq_u32_u8(vld1q_u8(
-            [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0].as_ptr(),
-        ));
+        // While the counter's last byte does not wrap within a batch (31 of
+        // every 32 batches, or all when it starts at a multiple of 8), the
+        // eight blocks are the first plus 0..7 in that byte, one byte-wise
+        // add each, and the next batch's first block is the last plus one.
+        let mut inc = [0u8; 16];
+        inc[15] = 1;
+        let inc = vld1q_u8(inc.as_ptr());
+        // A local copy: the `asm!` blocks may touch memory, so the counter
+        // behind `c` would be stored and reloaded around each of them.
+        let mut ctr = *c;
+        let mut next = counter_block(ctr);
         let mut chunks = data.chunks_exact_mut(16 * W);
         for ch in &mut chunks {
-            let base = *c;
-            let mut b: [uint8x16_t; W];
-            if (base as u32).checked_add(W as u32 - 1).is_some() {
-                let mut v = vreinterpretq_u32_u8(vrev32q_u8(counter_block(base)));
-                b = [vdupq_n_u8(0); W];
-                for x in b.iter_mut() {
-                    *x = vrev32q_u8(vreinterpretq_u8_u32(v));
-                    v = vaddq_u32(v, one);
-                }
+            let low = ctr as u8;
+            ctr = ctr.wrapping_add(W as u128);
+            if low <= 255 - (W as u8 - 1) {
+                let p = ch.as_mut_ptr();
+                let after = with_keys!(NR, ctr8_asm!(k, next, inc, p));
+                next = if low < 255 - (W as u8 - 1) {
+                    after
+                } else {
+                    counter_block(ctr)
+                };
             } else {
-                b = core::array::from_fn(|j| counter_block(base.wrapping_add(j as u128)));
+                let base = ctr.wrapping_sub(W as u128);
+                let mut b = core::array::from_fn(|j| counter_block(base.wrapping_add(j as u128)));
+                next = counter_block(ctr);
+                encrypt!(NR, k, b);
+                let d = load8(ch.as_ptr());
+                for (x, y) in b.iter_mut().zip(d) {
+                    *x = veorq_u8(*x, y);
+                }
+                store8(ch.as_mut_ptr(), &b);
             }
-            *c = base.wrapping_add(W as u128);
-            encrypt!(NR, k, b);
-            let d = load8(ch.as_ptr());
-            for (x, y) in b.iter_mut().zip(d) {
-                *x = veorq_u8(*x, y);
-            }
-            store8(ch.as_mut_ptr(), &b);
         }
+        *c = ctr;
         for ch in chunks.into_remainder().chunks_mut(16) {
             let mut b = [counter_block(*c)];
             *c = c.wrapping_add(1);
@@ -364,24 +622,12 @@ unsafe fn xts_n<const NR: usize>(
         let mut tw = vreinterpretq_u64_u8(vld1q_u8(tb.as_ptr()));
         let mut chunks = data.chunks_exact_mut(16 * W);
         for ch in &mut chunks {
-            let mut ts = [tw; W];
-            for j in 1..W {
-                ts[j] = next_tweak(ts[j - 1], poly);
-            }
-            tw = next_tweak(ts[W - 1], poly);
-            let mut b = load8(ch.as_ptr());
-            for (x, y) in b.iter_mut().zip(ts) {
-                *x = veorq_u8(*x, vreinterpretq_u8_u64(y));
-            }
+            let p = ch.as_mut_ptr();
             if enc {
-                encrypt!(NR, k, b);
+                with_keys!(NR, xts8_asm!("aese", "aesmc", k, tw, poly, p));
             } else {
-                decrypt!(NR, k, b);
+                with_keys!(NR, xts8_asm!("aesd", "aesimc", k, tw, poly, p));
             }
-            for (x, y) in b.iter_mut().zip(ts) {
-                *x = veorq_u8(*x, vreinterpretq_u8_u64(y));
-            }
-            store8(ch.as_mut_ptr(), &b);
         }
         for ch in chunks.into_remainder().chunks_exact_mut(16) {
             let twb = vreinterpretq_u8_u64(tw);
