@@ -535,39 +535,46 @@ unsafe fn ctr_n<const NR: usize>(keys: &[[u8; 16]; MAX_KEYS], c: &mut u128, data
         // every 32 batches, or all when it starts at a multiple of 8), the
         // eight blocks are the first plus 0..7 in that byte, one byte-wise
         // add each, and the next batch's first block is the last plus one.
+        // Such batches run in a loop of their own, counted in advance.
         let mut inc = [0u8; 16];
         inc[15] = 1;
         let inc = vld1q_u8(inc.as_ptr());
+        let batches = data.len() / (16 * W);
+        let (whole, rest) = data.split_at_mut(batches * 16 * W);
+        let mut p = whole.as_mut_ptr();
+        let mut left = batches;
         // A local copy: the `asm!` blocks may touch memory, so the counter
         // behind `c` would be stored and reloaded around each of them.
         let mut ctr = *c;
-        let mut next = counter_block(ctr);
-        let mut chunks = data.chunks_exact_mut(16 * W);
-        for ch in &mut chunks {
-            let low = ctr as u8;
-            ctr = ctr.wrapping_add(W as u128);
-            if low <= 255 - (W as u8 - 1) {
-                let p = ch.as_mut_ptr();
-                let after = with_keys!(NR, ctr8_asm!(k, next, inc, p));
-                next = if low < 255 - (W as u8 - 1) {
-                    after
-                } else {
-                    counter_block(ctr)
-                };
-            } else {
-                let base = ctr.wrapping_sub(W as u128);
-                let mut b = core::array::from_fn(|j| counter_block(base.wrapping_add(j as u128)));
-                next = counter_block(ctr);
+        while left > 0 {
+            let low = ctr as u8 as usize;
+            if low > 256 - W {
+                // The last byte wraps inside this batch.
+                let mut b = core::array::from_fn(|j| counter_block(ctr.wrapping_add(j as u128)));
                 encrypt!(NR, k, b);
-                let d = load8(ch.as_ptr());
+                let d = load8(p);
                 for (x, y) in b.iter_mut().zip(d) {
                     *x = veorq_u8(*x, y);
                 }
-                store8(ch.as_mut_ptr(), &b);
+                store8(p, &b);
+                p = p.add(16 * W);
+                ctr = ctr.wrapping_add(W as u128);
+                left -= 1;
+                continue;
             }
+            // The batches up to the one that would wrap, or up to the wrap
+            // (the carry out of the last byte needs a fresh first block).
+            let n = ((256 - W - low) / W + 1).min(left);
+            let mut next = counter_block(ctr);
+            for _ in 0..n {
+                next = with_keys!(NR, ctr8_asm!(k, next, inc, p));
+                p = p.add(16 * W);
+            }
+            ctr = ctr.wrapping_add((n * W) as u128);
+            left -= n;
         }
         *c = ctr;
-        for ch in chunks.into_remainder().chunks_mut(16) {
+        for ch in rest.chunks_mut(16) {
             let mut b = [counter_block(*c)];
             *c = c.wrapping_add(1);
             encrypt!(NR, k, b);
