@@ -40,6 +40,10 @@ macro_rules! qr4 {
 }
 
 /// `R / 2` double rounds (columns, then diagonals) on 16 word vectors.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(unused_macros)
+)]
 macro_rules! rounds {
     ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {
         for _ in 0..$r / 2 {
