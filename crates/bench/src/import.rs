@@ -298,6 +298,9 @@ impl Parser {
         if let Some(rest) = c.strip_prefix("thread ") {
             return self.thread_line(line, rest);
         }
+        if let Some(rest) = c.strip_prefix("throttled: clock ") {
+            return self.throttled_line(line, rest);
+        }
         if let Some(rest) = c.strip_prefix("cluster:") {
             let ranks = rest
                 .split_whitespace()
@@ -383,6 +386,34 @@ impl Parser {
         let row = self.report.ciphers.last_mut().expect("checked above");
         row.encrypt = e;
         row.decrypt = d;
+        Ok(())
+    }
+
+    /// `#   throttled: clock 600-1500 MHz during the row` (`-` for a bound
+    /// that was not read).
+    fn throttled_line(&mut self, line: &str, rest: &str) -> Result<(), ImportError> {
+        let bad = || self.err("`#   throttled: clock MIN-MAX MHz during the row`", line);
+        let range = rest.strip_suffix(" MHz during the row").ok_or_else(bad)?;
+        // An unread bound prints as `-`: `---`, `--1500`, `600--`.
+        let (lo, hi) = match range.strip_prefix("--") {
+            Some(hi) => ("-", hi),
+            None => range.split_once('-').ok_or_else(bad)?,
+        };
+        let clock = |s: &str| -> Result<Option<f64>, ImportError> {
+            match s.trim() {
+                "-" => Ok(None),
+                s => figure(s).map(Some).ok_or_else(bad),
+            }
+        };
+        let (lo, hi) = (clock(lo)?, clock(hi)?);
+        if self.section != Section::Rows {
+            return Err(self.err("a throttled line only below a row of this machine", line));
+        }
+        let missing = self.err("a cipher row before its throttled line", line);
+        let row = self.report.ciphers.last_mut().ok_or(missing)?;
+        row.throttled = true;
+        row.clock_min_mhz = lo;
+        row.clock_max_mhz = hi;
         Ok(())
     }
 
