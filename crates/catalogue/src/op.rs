@@ -361,13 +361,7 @@ pub fn block_modes(
             n,
             "table",
         ),
-        (Algorithm::Camellia, 16) => {
-            keyed(camellia::Camellia128::new_from_slice(key), a, n, "soft")
-        }
-        (Algorithm::Camellia, 24) => {
-            keyed(camellia::Camellia192::new_from_slice(key), a, n, "soft")
-        }
-        (Algorithm::Camellia, _) => keyed(camellia::Camellia256::new_from_slice(key), a, n, "soft"),
+        (Algorithm::Camellia, _) => keyed(ciphers::Camellia::new_from_slice(key), a, n, "table"),
         (Algorithm::Blowfish, _) => keyed(ciphers::Blowfish::new_from_slice(key), a, n, "soft"),
         (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
         (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
@@ -404,9 +398,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
         (Algorithm::Aes, n) => with_aes!(n, xts(spec, key, aes)),
         (Algorithm::Serpent, _) => xts::<ciphers::Serpent>(spec, key, ciphers::serpent_backend()),
         (Algorithm::Twofish, _) => xts::<ciphers::twofish::Twofish>(spec, key, "table"),
-        (Algorithm::Camellia, 16) => xts::<camellia::Camellia128>(spec, key, "soft"),
-        (Algorithm::Camellia, 24) => xts::<camellia::Camellia192>(spec, key, "soft"),
-        (Algorithm::Camellia, _) => xts::<camellia::Camellia256>(spec, key, "soft"),
+        (Algorithm::Camellia, _) => xts::<ciphers::Camellia>(spec, key, "table"),
         (alg, _) => return Err(SpecError::ModeNotSupported(alg, Mode::Xts).into()),
     })
 }

@@ -3,6 +3,7 @@
 //! Each one is proven against its library counterpart in its tests.
 
 pub mod blowfish;
+pub mod camellia;
 pub mod des;
 pub mod rc2;
 pub mod rc4;
@@ -20,6 +21,9 @@ pub type Serpent = serpent::Serpent;
 pub fn serpent_backend() -> &'static str {
     Serpent::available_backends()[0]
 }
+
+/// The Camellia implementation the catalogue uses (every key size).
+pub type Camellia = camellia::Camellia;
 
 /// The Blowfish implementation the catalogue uses.
 pub type Blowfish = blowfish::Blowfish;
