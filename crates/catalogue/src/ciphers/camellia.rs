@@ -386,6 +386,14 @@ impl Backend<'_> {
         }
     }
 
+    /// [`PAR_BLOCKS`] blocks, in one function that both directions call:
+    /// inlined into each, the two copies were register-allocated apart and
+    /// decryption ran 25% slower than encryption on x86-64.
+    #[inline(never)]
+    fn run_par(&self, x: &mut [[u64; 2]; PAR_BLOCKS]) {
+        self.run(x);
+    }
+
     #[inline(always)]
     fn one(&self, mut block: InOut<'_, '_, Block<Camellia>>) {
         let mut x = [load(block.get_in())];
@@ -399,7 +407,7 @@ impl Backend<'_> {
         for (x, b) in x.iter_mut().zip(blocks.get_in().iter()) {
             *x = load(b);
         }
-        self.run(&mut x);
+        self.run_par(&mut x);
         for (x, b) in x.iter().zip(blocks.get_out().iter_mut()) {
             store(b, x);
         }
@@ -420,7 +428,7 @@ impl Backend<'_> {
         for (x, b) in x.iter_mut().zip(blocks.get_in()) {
             *x = load(b);
         }
-        self.run(&mut x);
+        self.run_par(&mut x);
         for (x, b) in x.iter().zip(blocks.get_out()) {
             store(b, x);
         }
