@@ -165,6 +165,21 @@ pub fn serpent() -> &'static str {
     }
 }
 
+/// Which Camellia implementation runs for features `f`: `"aesni-avx"` (16
+/// blocks byte-sliced, S-boxes with AES-NI; x86-64) or `"table"`.
+pub fn camellia_for(f: CpuFeatures) -> &'static str {
+    if cfg!(target_arch = "x86_64") && f.aes && f.avx2 {
+        "aesni-avx"
+    } else {
+        "table"
+    }
+}
+
+/// The Camellia implementation that runs here.
+pub fn camellia() -> &'static str {
+    camellia_for(cpu::features())
+}
+
 /// Whether POLYVAL (HCTR2) runs the `polyval` crate's carry-less multiply
 /// code. The crate picks it from the hardware, so where the mask forbids
 /// carry-less multiply the portable field arithmetic runs instead.

@@ -361,7 +361,12 @@ pub fn block_modes(
             n,
             "table",
         ),
-        (Algorithm::Camellia, _) => keyed(ciphers::Camellia::new_from_slice(key), a, n, "table"),
+        (Algorithm::Camellia, _) => keyed(
+            ciphers::Camellia::new_from_slice(key),
+            a,
+            n,
+            ciphers::camellia_backend(),
+        ),
         (Algorithm::Blowfish, _) => keyed(ciphers::Blowfish::new_from_slice(key), a, n, "soft"),
         (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
         (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
@@ -398,7 +403,9 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
         (Algorithm::Aes, n) => with_aes!(n, xts(spec, key, aes)),
         (Algorithm::Serpent, _) => xts::<ciphers::Serpent>(spec, key, ciphers::serpent_backend()),
         (Algorithm::Twofish, _) => xts::<ciphers::twofish::Twofish>(spec, key, "table"),
-        (Algorithm::Camellia, _) => xts::<ciphers::Camellia>(spec, key, "table"),
+        (Algorithm::Camellia, _) => {
+            xts::<ciphers::Camellia>(spec, key, ciphers::camellia_backend())
+        }
         (alg, _) => return Err(SpecError::ModeNotSupported(alg, Mode::Xts).into()),
     })
 }

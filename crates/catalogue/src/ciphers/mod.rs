@@ -4,6 +4,8 @@
 
 pub mod blowfish;
 pub mod camellia;
+#[cfg(target_arch = "x86_64")]
+mod camellia_aesni;
 pub mod des;
 pub mod rc2;
 pub mod rc4;
@@ -24,6 +26,11 @@ pub fn serpent_backend() -> &'static str {
 
 /// The Camellia implementation the catalogue uses (every key size).
 pub type Camellia = camellia::Camellia;
+
+/// Which Camellia implementation runs on this CPU for multi-block calls.
+pub fn camellia_backend() -> &'static str {
+    crate::dispatch::camellia()
+}
 
 /// The Blowfish implementation the catalogue uses.
 pub type Blowfish = blowfish::Blowfish;
