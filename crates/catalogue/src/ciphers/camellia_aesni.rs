@@ -84,6 +84,64 @@ const POST_S3: [[u8; 16]; 2] = [
         0x06,
     ],
 ];
+/// Pre-filter of SBOX1-3 in the rounds that use `AESDECLAST` (its inverse
+/// S-box): `A(pre(x)) ^ 0x63`, A the AES S-box's linear map.
+const PRE_S1_DEC: [[u8; 16]; 2] = [
+    [
+        0xc7, 0x30, 0xa4, 0x53, 0x3a, 0xcd, 0x59, 0xae, 0x7d, 0x8a, 0x1e, 0xe9, 0x80, 0x77, 0xe3,
+        0x14,
+    ],
+    [
+        0x00, 0x29, 0x45, 0x6c, 0x49, 0x60, 0x0c, 0x25, 0xe7, 0xce, 0xa2, 0x8b, 0xae, 0x87, 0xeb,
+        0xc2,
+    ],
+];
+/// Pre-filter of SBOX4 in the `AESDECLAST` rounds.
+const PRE_S4_DEC: [[u8; 16]; 2] = [
+    [
+        0xc7, 0xa4, 0x3a, 0x59, 0x7d, 0x1e, 0x80, 0xe3, 0xee, 0x8d, 0x13, 0x70, 0x54, 0x37, 0xa9,
+        0xca,
+    ],
+    [
+        0x00, 0x45, 0x49, 0x0c, 0xe7, 0xa2, 0xae, 0xeb, 0xf7, 0xb2, 0xbe, 0xfb, 0x10, 0x55, 0x59,
+        0x1c,
+    ],
+];
+/// Post-filter of SBOX1 and SBOX4 in the `AESDECLAST` rounds: `post(A(y) ^ 0x63)`.
+const POST_S1_DEC: [[u8; 16]; 2] = [
+    [
+        0x6e, 0x7a, 0x0c, 0x18, 0x28, 0x3c, 0x4a, 0x5e, 0x82, 0x96, 0xe0, 0xf4, 0xc4, 0xd0, 0xa6,
+        0xb2,
+    ],
+    [
+        0x00, 0xfc, 0xf6, 0x0a, 0x7e, 0x82, 0x88, 0x74, 0x49, 0xb5, 0xbf, 0x43, 0x37, 0xcb, 0xc1,
+        0x3d,
+    ],
+];
+/// Post-filter of SBOX2 in the `AESDECLAST` rounds.
+const POST_S2_DEC: [[u8; 16]; 2] = [
+    [
+        0xdc, 0xf4, 0x18, 0x30, 0x50, 0x78, 0x94, 0xbc, 0x05, 0x2d, 0xc1, 0xe9, 0x89, 0xa1, 0x4d,
+        0x65,
+    ],
+    [
+        0x00, 0xf9, 0xed, 0x14, 0xfc, 0x05, 0x11, 0xe8, 0x92, 0x6b, 0x7f, 0x86, 0x6e, 0x97, 0x83,
+        0x7a,
+    ],
+];
+/// Post-filter of SBOX3 in the `AESDECLAST` rounds.
+const POST_S3_DEC: [[u8; 16]; 2] = [
+    [
+        0x37, 0x3d, 0x06, 0x0c, 0x14, 0x1e, 0x25, 0x2f, 0x41, 0x4b, 0x70, 0x7a, 0x62, 0x68, 0x53,
+        0x59,
+    ],
+    [
+        0x00, 0x7e, 0x7b, 0x05, 0x3f, 0x41, 0x44, 0x3a, 0xa4, 0xda, 0xdf, 0xa1, 0x9b, 0xe5, 0xe0,
+        0x9e,
+    ],
+];
+/// AES ShiftRows as a byte shuffle.
+const SHIFT_ROWS: [u8; 16] = [0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11];
 /// The inverse of AES ShiftRows as a byte shuffle.
 const INV_SHIFT_ROWS: [u8; 16] = [
     0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03,
@@ -107,22 +165,65 @@ impl Bytes8 {
     }
 }
 
-/// A direction's subkeys, broadcast for the byte-sliced kernel.
+/// A round's key folded into its pre-filters: for key byte `j`, the nibble
+/// tables of `x -> pre(x ^ k_j)` (`lo[n ^ k_lo]`, `hi[m ^ k_hi]`), so the
+/// key costs nothing in the round.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct KeyedPre {
+    t: [[[u8; 16]; 2]; 8],
+}
+
+impl KeyedPre {
+    /// Round key `k`; `dec` for the rounds that use `AESDECLAST`.
+    fn of(k: u64, dec: bool) -> Self {
+        let mut t = [[[0u8; 16]; 2]; 8];
+        for (j, (t, kb)) in t.iter_mut().zip(k.to_be_bytes()).enumerate() {
+            let base = pre_table(j, dec);
+            for n in 0..16 {
+                t[0][n] = base[0][n ^ usize::from(kb & 15)];
+                t[1][n] = base[1][n ^ usize::from(kb >> 4)];
+            }
+        }
+        Self { t }
+    }
+}
+
+/// The pre-filter of byte `j` (S-box 1, 2, 3, 4, 2, 3, 4, 1: SBOX4 for
+/// bytes 3 and 6), for an `AESENCLAST` or an `AESDECLAST` round.
+fn pre_table(j: usize, dec: bool) -> &'static [[u8; 16]; 2] {
+    match (j == 3 || j == 6, dec) {
+        (false, false) => &PRE_S1,
+        (true, false) => &PRE_S4,
+        (false, true) => &PRE_S1_DEC,
+        (true, true) => &PRE_S4_DEC,
+    }
+}
+
+/// A direction's subkeys for the byte-sliced kernel.
 #[derive(Clone)]
 pub struct SlicedKeys {
     kw: [Bytes8; 4],
-    k: [Bytes8; 24],
+    /// Round `i`'s key in its pre-filters: even rounds use `AESENCLAST`,
+    /// odd ones `AESDECLAST`.
+    k: [KeyedPre; 24],
     ke: [Bytes8; 6],
     /// Groups of six rounds: 3 (128-bit keys) or 4.
     groups: usize,
 }
 
 impl SlicedKeys {
-    /// The broadcast form of `s` for `rounds` (18 or 24) rounds.
+    /// The kernel's form of `s` for `rounds` (18 or 24) rounds.
     pub fn new(s: &Schedule, rounds: usize) -> Box<Self> {
+        let mut k = [KeyedPre {
+            t: [[[0; 16]; 2]; 8],
+        }; 24];
+        for (i, (k, &key)) in k.iter_mut().zip(&s.k).enumerate() {
+            *k = KeyedPre::of(key, i % 2 == 1);
+        }
         Box::new(Self {
             kw: s.kw.map(Bytes8::of),
-            k: s.k.map(Bytes8::of),
+            k,
             ke: s.ke.map(Bytes8::of),
             groups: rounds / 6,
         })
@@ -131,8 +232,11 @@ impl SlicedKeys {
     /// Overwrites the keys.
     pub fn wipe(&mut self) {
         use zeroize::Zeroize;
-        for b in self.kw.iter_mut().chain(&mut self.k).chain(&mut self.ke) {
+        for b in self.kw.iter_mut().chain(&mut self.ke) {
             b.b.zeroize();
+        }
+        for k in &mut self.k {
+            k.t.zeroize();
         }
     }
 }
@@ -177,26 +281,44 @@ fn filter(x: __m128i, t: &[[u8; 16]; 2], mask: __m128i) -> __m128i {
     )
 }
 
-/// `dst ^= F(src ^ k)` over 16 blocks.
+/// `dst ^= F(src ^ k)` over 16 blocks, the key in the pre-filters `k`.
+///
+/// `AESENCLAST` applies ShiftRows first, which moves bytes between blocks
+/// (lanes); `AESDECLAST` applies its inverse. Rounds alternate between them
+/// (`DEC`), and the right half is kept with its lanes in ShiftRows order:
+/// each round's output lands in the lane order of the half it is XORed into,
+/// with no shuffle in the rounds.
 #[inline]
 #[target_feature(enable = "aes,avx")]
-fn round(src: &[__m128i; 8], dst: &mut [__m128i; 8], k: &Bytes8) {
+fn round<const DEC: bool>(src: &[__m128i; 8], dst: &mut [__m128i; 8], k: &KeyedPre) {
     let mask = _mm_set1_epi8(0x0f);
-    let inv_sr = load(&INV_SHIFT_ROWS);
     let zero = _mm_setzero_si128();
     // Byte j goes through SBOX 1, 2, 3, 4, 2, 3, 4, 1 (RFC 3713, 2.4.1).
-    const PRE: [&[[u8; 16]; 2]; 8] = [
-        &PRE_S1, &PRE_S1, &PRE_S1, &PRE_S4, &PRE_S1, &PRE_S1, &PRE_S4, &PRE_S1,
-    ];
-    const POST: [&[[u8; 16]; 2]; 8] = [
-        &POST_S1, &POST_S2, &POST_S3, &POST_S1, &POST_S2, &POST_S3, &POST_S1, &POST_S1,
-    ];
+    let post: [&[[u8; 16]; 2]; 8] = if DEC {
+        [
+            &POST_S1_DEC,
+            &POST_S2_DEC,
+            &POST_S3_DEC,
+            &POST_S1_DEC,
+            &POST_S2_DEC,
+            &POST_S3_DEC,
+            &POST_S1_DEC,
+            &POST_S1_DEC,
+        ]
+    } else {
+        [
+            &POST_S1, &POST_S2, &POST_S3, &POST_S1, &POST_S2, &POST_S3, &POST_S1, &POST_S1,
+        ]
+    };
     let mut y = *src;
-    xor_key(&mut y, k);
     for j in 0..8 {
-        let t = filter(_mm_shuffle_epi8(y[j], inv_sr), PRE[j], mask);
-        let t = _mm_aesenclast_si128(t, zero);
-        y[j] = filter(t, POST[j], mask);
+        let t = filter(y[j], &k.t[j], mask);
+        let t = if DEC {
+            _mm_aesdeclast_si128(t, zero)
+        } else {
+            _mm_aesenclast_si128(t, zero)
+        };
+        y[j] = filter(t, post[j], mask);
     }
     // The P-function: y[d] ^= y[s] in this order leaves z1..z4 in y[4..8]
     // and z5..z8 in y[0..4].
@@ -288,15 +410,23 @@ fn crypt16_aesni(keys: &SlicedKeys, blocks: &mut [[u8; 16]; BLOCKS]) {
         let mut right: [__m128i; 8] = r[8..].try_into().expect("8 registers");
         xor_key(&mut left, &keys.kw[0]);
         xor_key(&mut right, &keys.kw[1]);
+        let sr = load(&SHIFT_ROWS);
+        for r in &mut right {
+            *r = _mm_shuffle_epi8(*r, sr);
+        }
         for g in 0..keys.groups {
             if g > 0 {
                 fl(&mut left, &keys.ke[2 * g - 2]);
                 fl_inv(&mut right, &keys.ke[2 * g - 1]);
             }
             for i in 0..3 {
-                round(&left, &mut right, &keys.k[6 * g + 2 * i]);
-                round(&right, &mut left, &keys.k[6 * g + 2 * i + 1]);
+                round::<false>(&left, &mut right, &keys.k[6 * g + 2 * i]);
+                round::<true>(&right, &mut left, &keys.k[6 * g + 2 * i + 1]);
             }
+        }
+        let inv_sr = load(&INV_SHIFT_ROWS);
+        for r in &mut right {
+            *r = _mm_shuffle_epi8(*r, inv_sr);
         }
         xor_key(&mut right, &keys.kw[2]);
         xor_key(&mut left, &keys.kw[3]);
