@@ -3,13 +3,17 @@
 //!
 //! The 16 blocks are transposed so that register `j` holds byte `j` of every
 //! block (byte 0 the most significant of the left half). Then:
-//! - a subkey is eight registers, each one key byte broadcast, XORed in;
 //! - Camellia's SBOX1 is affine-equivalent to the AES S-box: SBOX1(x) =
 //!   post(AES_SBOX(pre(x))), with `pre` and `post` affine maps over GF(2)
 //!   computed as two 16-entry nibble lookups (`PSHUFB`); SBOX2 and SBOX3 fold
 //!   their output rotation into `post`, SBOX4 its input rotation into `pre`.
-//!   `AESENCLAST` with a zero key is ShiftRows then SubBytes: an inverse
-//!   ShiftRows shuffle before it puts every block's byte back in its lane;
+//!   It is as well affine-equivalent to the inverse AES S-box (other filters);
+//! - a round key is folded into that round's pre-filter tables at key setup
+//!   (whitening and FL keys are broadcast bytes);
+//! - `AESENCLAST` with a zero key is ShiftRows then SubBytes, `AESDECLAST`
+//!   the inverse ShiftRows then the inverse S-box: rounds alternate between
+//!   them and the right half is kept in ShiftRows lane order, so every
+//!   round's output lands in the lanes of the half it is XORed into;
 //! - the P-function is 16 register XORs, the FL layers 32-bit AND/OR/rotate
 //!   done bytewise.
 //!
@@ -246,11 +250,17 @@ pub fn available() -> bool {
     std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("avx")
 }
 
-/// Encrypts or decrypts (the keys decide) 16 blocks in place.
-pub fn crypt16(keys: &SlicedKeys, blocks: &mut [[u8; 16]; BLOCKS]) {
+/// Encrypts or decrypts (the keys decide) the 16 blocks at `input` into
+/// `output` (they may be the same place: every block is read before any is
+/// written).
+///
+/// # Safety
+/// `input` must be valid for reading and `output` for writing 256 bytes.
+pub unsafe fn crypt16(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
     assert!(available(), "AES-NI and AVX");
-    // SAFETY: the CPU has AES-NI and AVX (checked above).
-    unsafe { crypt16_aesni(keys, blocks) }
+    // SAFETY: the CPU has AES-NI and AVX (checked above); the pointers as
+    // the caller promised.
+    unsafe { crypt16_aesni(keys, input, output) }
 }
 
 #[inline(always)]
@@ -402,8 +412,10 @@ fn transpose(r: &mut [__m128i; 16]) {
 }
 
 #[target_feature(enable = "aes,avx")]
-fn crypt16_aesni(keys: &SlicedKeys, blocks: &mut [[u8; 16]; BLOCKS]) {
-    let mut r = blocks.each_ref().map(load);
+unsafe fn crypt16_aesni(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
+    // SAFETY: 256 readable bytes at `input` (the caller's promise).
+    let mut r: [__m128i; BLOCKS] =
+        core::array::from_fn(|b| unsafe { _mm_loadu_si128(input.add(16 * b).cast()) });
     {
         transpose(&mut r);
         let mut left: [__m128i; 8] = r[..8].try_into().expect("8 registers");
@@ -433,9 +445,9 @@ fn crypt16_aesni(keys: &SlicedKeys, blocks: &mut [[u8; 16]; BLOCKS]) {
         r[..8].copy_from_slice(&right);
         r[8..].copy_from_slice(&left);
         transpose(&mut r);
-        for (b, r) in blocks.iter_mut().zip(r) {
-            // SAFETY: 16 writable bytes; unaligned store.
-            unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), r) };
+        for (b, r) in r.into_iter().enumerate() {
+            // SAFETY: 256 writable bytes at `output` (the caller's promise).
+            unsafe { _mm_storeu_si128(output.add(16 * b).cast(), r) };
         }
     }
 }
