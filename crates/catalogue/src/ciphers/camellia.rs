@@ -558,47 +558,55 @@ impl Backend<'_> {
     }
 }
 
-impl BlockSizeUser for Backend<'_> {
-    type BlockSize = U16;
+/// Both directions' backend traits for `$t`, which has `one`, `par` and
+/// `tail` (the schedule it holds decides the direction).
+macro_rules! backend_traits {
+    ($t:ident, $par:ty) => {
+        impl BlockSizeUser for $t<'_> {
+            type BlockSize = U16;
+        }
+
+        impl ParBlocksSizeUser for $t<'_> {
+            type ParBlocksSize = $par;
+        }
+
+        impl BlockCipherEncBackend for $t<'_> {
+            #[inline]
+            fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+                self.one(block);
+            }
+
+            #[inline]
+            fn encrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                self.par(blocks);
+            }
+
+            #[inline]
+            fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+                self.tail(blocks);
+            }
+        }
+
+        impl BlockCipherDecBackend for $t<'_> {
+            #[inline]
+            fn decrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
+                self.one(block);
+            }
+
+            #[inline]
+            fn decrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+                self.par(blocks);
+            }
+
+            #[inline]
+            fn decrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
+                self.tail(blocks);
+            }
+        }
+    };
 }
 
-impl ParBlocksSizeUser for Backend<'_> {
-    type ParBlocksSize = ParSize;
-}
-
-impl BlockCipherEncBackend for Backend<'_> {
-    #[inline]
-    fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
-        self.one(block);
-    }
-
-    #[inline]
-    fn encrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        self.par(blocks);
-    }
-
-    #[inline]
-    fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-        self.tail(blocks);
-    }
-}
-
-impl BlockCipherDecBackend for Backend<'_> {
-    #[inline]
-    fn decrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
-        self.one(block);
-    }
-
-    #[inline]
-    fn decrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        self.par(blocks);
-    }
-
-    #[inline]
-    fn decrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-        self.tail(blocks);
-    }
-}
+backend_traits!(Backend, ParSize);
 
 /// x86-64 with AES-NI: 16 blocks byte-sliced; single blocks (CBC
 /// encryption) and tails through the table code.
@@ -607,6 +615,11 @@ struct Sliced<'a>(&'a SlicedKeys, Backend<'a>);
 
 #[cfg(target_arch = "x86_64")]
 impl Sliced<'_> {
+    #[inline(always)]
+    fn one(&self, block: InOut<'_, '_, Block<Camellia>>) {
+        self.1.one(block);
+    }
+
     #[inline(always)]
     fn par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
         const _: () = assert!(aesni::BLOCKS == 16);
@@ -635,50 +648,7 @@ impl Sliced<'_> {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl BlockSizeUser for Sliced<'_> {
-    type BlockSize = U16;
-}
-
-#[cfg(target_arch = "x86_64")]
-impl ParBlocksSizeUser for Sliced<'_> {
-    type ParBlocksSize = U16;
-}
-
-#[cfg(target_arch = "x86_64")]
-impl BlockCipherEncBackend for Sliced<'_> {
-    #[inline]
-    fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
-        self.1.one(block);
-    }
-
-    #[inline]
-    fn encrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        self.par(blocks);
-    }
-
-    #[inline]
-    fn encrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-        self.tail(blocks);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl BlockCipherDecBackend for Sliced<'_> {
-    #[inline]
-    fn decrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
-        self.1.one(block);
-    }
-
-    #[inline]
-    fn decrypt_par_blocks(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        self.par(blocks);
-    }
-
-    #[inline]
-    fn decrypt_tail_blocks(&self, blocks: InOutBuf<'_, '_, Block<Self>>) {
-        self.tail(blocks);
-    }
-}
+backend_traits!(Sliced, U16);
 
 impl fmt::Debug for Camellia {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -829,52 +799,50 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn aesni_kernel_matches_the_table_code() {
-        {
-            if !aesni::available() {
-                eprintln!("note: no AES-NI and AVX here: the Camellia AES-NI kernel is not tested");
-                return;
+        if !aesni::available() {
+            eprintln!("note: no AES-NI and AVX here: the Camellia AES-NI kernel is not tested");
+            return;
+        }
+        let mut rng = XorShift(0x0123_4567_89AB_CDEF);
+        for iter in 0..300 {
+            let len = [16, 24, 32][iter % 3];
+            let mut key = [0u8; 32];
+            rng.fill(&mut key);
+            let fast = Camellia::expand_for(&key[..len], "aesni-avx");
+            let table = Camellia::expand_for(&key[..len], "table");
+            assert_eq!((fast.backend(), table.backend()), ("aesni-avx", "table"));
+            let n = 16 * (1 + iter % 3) + iter % 17;
+            let mut data = vec![Block::<Camellia>::default(); n];
+            for b in &mut data {
+                rng.fill(b);
             }
-            let mut rng = XorShift(0x0123_4567_89AB_CDEF);
-            for iter in 0..300 {
-                let len = [16, 24, 32][iter % 3];
-                let mut key = [0u8; 32];
-                rng.fill(&mut key);
-                let fast = Camellia::expand_for(&key[..len], "aesni-avx");
-                let table = Camellia::expand_for(&key[..len], "table");
-                assert_eq!((fast.backend(), table.backend()), ("aesni-avx", "table"));
-                let n = 16 * (1 + iter % 3) + iter % 17;
-                let mut data = vec![Block::<Camellia>::default(); n];
-                for b in &mut data {
-                    rng.fill(b);
-                }
-                let (mut a, mut b) = (data.clone(), data.clone());
-                fast.encrypt_blocks(&mut a);
-                table.encrypt_blocks(&mut b);
-                assert_eq!(a, b, "encrypt, {len}-byte key, {n} blocks");
-                fast.decrypt_blocks(&mut a);
-                assert_eq!(a, data, "round trip, {len}-byte key, {n} blocks");
-                let mut a = data.clone();
-                fast.decrypt_blocks(&mut a);
-                table.decrypt_blocks(&mut b);
-                table.decrypt_blocks(&mut b);
-                assert_eq!(a, b, "decrypt, {len}-byte key, {n} blocks");
-            }
-            // RFC 3713's vectors through the kernel.
-            let pt = hex!("0123456789abcdeffedcba9876543210");
-            let key = hex!("0123456789abcdeffedcba987654321000112233445566778899aabbccddeeff");
-            let ct = [
-                hex!("67673138549669730857065648eabe43"),
-                hex!("b4993401b3e996f84ee5cee7d79b09b9"),
-                hex!("9acc237dff16d76c20ef7c919e3a7509"),
-            ];
-            for (len, ct) in [16, 24, 32].into_iter().zip(ct) {
-                let c = Camellia::expand_for(&key[..len], "aesni-avx");
-                let mut blocks = [Block::<Camellia>::from(pt); 16];
-                c.encrypt_blocks(&mut blocks);
-                assert!(blocks.iter().all(|b| b[..] == ct), "{len}");
-                c.decrypt_blocks(&mut blocks);
-                assert!(blocks.iter().all(|b| b[..] == pt), "{len}");
-            }
+            let (mut a, mut b) = (data.clone(), data.clone());
+            fast.encrypt_blocks(&mut a);
+            table.encrypt_blocks(&mut b);
+            assert_eq!(a, b, "encrypt, {len}-byte key, {n} blocks");
+            fast.decrypt_blocks(&mut a);
+            assert_eq!(a, data, "round trip, {len}-byte key, {n} blocks");
+            let mut a = data.clone();
+            fast.decrypt_blocks(&mut a);
+            table.decrypt_blocks(&mut b);
+            table.decrypt_blocks(&mut b);
+            assert_eq!(a, b, "decrypt, {len}-byte key, {n} blocks");
+        }
+        // RFC 3713's vectors through the kernel.
+        let pt = hex!("0123456789abcdeffedcba9876543210");
+        let key = hex!("0123456789abcdeffedcba987654321000112233445566778899aabbccddeeff");
+        let ct = [
+            hex!("67673138549669730857065648eabe43"),
+            hex!("b4993401b3e996f84ee5cee7d79b09b9"),
+            hex!("9acc237dff16d76c20ef7c919e3a7509"),
+        ];
+        for (len, ct) in [16, 24, 32].into_iter().zip(ct) {
+            let c = Camellia::expand_for(&key[..len], "aesni-avx");
+            let mut blocks = [Block::<Camellia>::from(pt); 16];
+            c.encrypt_blocks(&mut blocks);
+            assert!(blocks.iter().all(|b| b[..] == ct), "{len}");
+            c.decrypt_blocks(&mut blocks);
+            assert!(blocks.iter().all(|b| b[..] == pt), "{len}");
         }
     }
 
