@@ -17,6 +17,7 @@ pub mod ciphers;
 pub mod cpu;
 pub mod cycles;
 pub mod dispatch;
+pub mod gcm;
 pub mod modes;
 pub mod op;
 pub mod spec;

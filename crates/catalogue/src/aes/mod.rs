@@ -403,7 +403,7 @@ impl AesXts {
 }
 
 #[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
-mod tests;
+pub(crate) mod tests;
 
 /// AES-256 on our x86 kernels behind the `cipher` crate's block-cipher traits,
 /// for constructions written over those traits (Adiantum, HCTR2), so that they

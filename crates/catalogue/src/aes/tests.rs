@@ -13,7 +13,7 @@ use crate::ciphers::test_support::XorShift;
 use crate::modes::{BlockModes, Xts};
 
 /// The backends this CPU runs; a note for each it lacks.
-fn backends() -> Vec<Backend> {
+pub(crate) fn backends() -> Vec<Backend> {
     let mut out = Vec::new();
     for &b in Backend::ALL {
         if b.runnable() {

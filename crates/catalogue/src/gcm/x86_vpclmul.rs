@@ -1,0 +1,168 @@
+//! GHASH as POLYVAL with VPCLMULQDQ on 256-bit registers (x86-64 with VAES
+//! and AVX2, no AVX-512: Zen 3, Alder Lake). Two blocks a register, eight
+//! registers (16 blocks) per reduction; schoolbook products, the immediate
+//! picking the halves, summed unreduced across the batch. The reduction is
+//! Gueron's for POLYVAL (two folds by x^64 with 0xc2 << 56).
+
+use core::arch::x86_64::*;
+
+use super::Powers;
+
+/// The byte reversal of each 128-bit lane: GHASH's byte order to POLYVAL's.
+#[inline(always)]
+fn rev128() -> __m128i {
+    // SAFETY: SSE2 is in the x86-64 baseline.
+    unsafe { _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
+}
+
+/// `(hi:lo) · x^-128 mod g`: the 256-bit product reduced to 128 bits.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2")]
+fn reduce(lo: __m128i, hi: __m128i) -> __m128i {
+    let poly = _mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1);
+    let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
+    let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
+    let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
+    let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
+    _mm_xor_si128(lo, hi)
+}
+
+/// Adds the schoolbook product of `x` and `k` into `(lo, mid, hi)`.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2")]
+fn mul_acc128(x: __m128i, k: __m128i, acc: &mut [__m128i; 3]) {
+    acc[0] = _mm_xor_si128(acc[0], _mm_clmulepi64_si128::<0x00>(x, k));
+    acc[1] = _mm_xor_si128(acc[1], _mm_clmulepi64_si128::<0x01>(x, k));
+    acc[1] = _mm_xor_si128(acc[1], _mm_clmulepi64_si128::<0x10>(x, k));
+    acc[2] = _mm_xor_si128(acc[2], _mm_clmulepi64_si128::<0x11>(x, k));
+}
+
+/// Reduces the sums `(lo, mid, hi)` to one field element.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2")]
+fn finish(acc: [__m128i; 3]) -> __m128i {
+    let lo = _mm_xor_si128(acc[0], _mm_slli_si128::<8>(acc[1]));
+    let hi = _mm_xor_si128(acc[2], _mm_srli_si128::<8>(acc[1]));
+    reduce(lo, hi)
+}
+
+/// A u128 as a register, its low half in lane 0.
+///
+/// # Safety
+/// None beyond plain data: both are 16 bytes, and x86 is little-endian.
+#[inline(always)]
+unsafe fn m128(x: u128) -> __m128i {
+    // SAFETY: u128 and __m128i are both 16 bytes of plain data.
+    unsafe { core::mem::transmute::<u128, __m128i>(x) }
+}
+
+/// POLYVAL's product `a · b · x^-128` (key set-up: the powers of H).
+///
+/// # Safety
+/// The CPU must have PCLMULQDQ.
+#[target_feature(enable = "pclmulqdq,sse2")]
+pub(super) unsafe fn mul(a: u128, b: u128) -> u128 {
+    // SAFETY: u128 and __m128i are both 16 plain bytes; x86 is little-endian,
+    // so the u128's low half is lane 0.
+    let (a, b): (__m128i, __m128i) = unsafe { (m128(a), m128(b)) };
+    let mut acc = [_mm_setzero_si128(); 3];
+    mul_acc128(a, b, &mut acc);
+    // SAFETY: as above.
+    unsafe { core::mem::transmute::<__m128i, u128>(finish(acc)) }
+}
+
+/// Adds the schoolbook products of the two lanes of `x` and `k`.
+#[inline]
+#[target_feature(enable = "avx2,vpclmulqdq")]
+fn mul_acc256(x: __m256i, k: __m256i, acc: &mut [__m256i; 3]) {
+    acc[0] = _mm256_xor_si256(acc[0], _mm256_clmulepi64_epi128::<0x00>(x, k));
+    acc[1] = _mm256_xor_si256(acc[1], _mm256_clmulepi64_epi128::<0x01>(x, k));
+    acc[1] = _mm256_xor_si256(acc[1], _mm256_clmulepi64_epi128::<0x10>(x, k));
+    acc[2] = _mm256_xor_si256(acc[2], _mm256_clmulepi64_epi128::<0x11>(x, k));
+}
+
+/// The two lanes of each sum added together.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn fold_lanes(acc: [__m256i; 3]) -> [__m128i; 3] {
+    // No closure (`map`): closures do not get the target features, and the
+    // intrinsics in them would stay calls.
+    let mut out = [_mm_setzero_si128(); 3];
+    for (o, a) in out.iter_mut().zip(acc) {
+        *o = _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256::<1>(a));
+    }
+    out
+}
+
+/// Absorbs the whole blocks of `data` into `acc` (POLYVAL form).
+///
+/// # Safety
+/// The CPU must have AVX2, PCLMULQDQ and VPCLMULQDQ.
+#[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
+pub(super) unsafe fn update(acc: &mut u128, powers: &Powers, data: &[u8]) {
+    let rev = _mm256_broadcastsi128_si256(rev128());
+    // SAFETY: as in `mul`.
+    let mut a = unsafe { m128(*acc) };
+    let pw = powers.as_ptr().cast::<u8>();
+    let mut keys = [_mm256_setzero_si256(); 8];
+    for (j, k) in keys.iter_mut().enumerate() {
+        // SAFETY: `powers` is 16 blocks: register j loads blocks 2j and 2j + 1.
+        *k = unsafe { _mm256_loadu_si256(pw.add(32 * j).cast()) };
+    }
+    let mut blocks = data.chunks_exact(256);
+    for batch in &mut blocks {
+        let p = batch.as_ptr();
+        // SAFETY: the batch is 256 bytes: 32 from 32 j are inside it.
+        let load = |j: usize| unsafe { _mm256_loadu_si256(p.add(32 * j).cast()) };
+        // The registers that do not depend on the running hash first, so
+        // that their products overlap the previous batch's reduction; the
+        // one that does last, its chain to the next reduction short.
+        let mut s = [_mm256_setzero_si256(); 3];
+        for (j, k) in keys.iter().enumerate().skip(1) {
+            mul_acc256(_mm256_shuffle_epi8(load(j), rev), *k, &mut s);
+        }
+        let x = _mm256_xor_si256(_mm256_shuffle_epi8(load(0), rev), _mm256_zextsi128_si256(a));
+        mul_acc256(x, keys[0], &mut s);
+        a = finish(fold_lanes(s));
+    }
+    // Fewer than 16 blocks left: block i of r takes H^(r-i), pairs in ymm
+    // registers, an odd last block in an xmm one.
+    let rest = blocks.remainder();
+    let r = rest.len() / 16;
+    if r > 0 {
+        let mut s = [_mm256_setzero_si256(); 3];
+        let mut i = 0;
+        while i + 2 <= r {
+            // SAFETY: blocks i and i + 1 are inside `rest`; powers 16 - r + i
+            // and the next are inside `powers` (i + 2 <= r).
+            let (mut x, k) = unsafe {
+                (
+                    _mm256_shuffle_epi8(_mm256_loadu_si256(rest.as_ptr().add(16 * i).cast()), rev),
+                    _mm256_loadu_si256(pw.add(16 * (16 - r + i)).cast()),
+                )
+            };
+            if i == 0 {
+                x = _mm256_xor_si256(x, _mm256_zextsi128_si256(a));
+            }
+            mul_acc256(x, k, &mut s);
+            i += 2;
+        }
+        let mut t = fold_lanes(s);
+        if i < r {
+            // SAFETY: block i is inside `rest`; H^1 is the last power.
+            let (mut x, k) = unsafe {
+                (
+                    _mm_shuffle_epi8(_mm_loadu_si128(rest.as_ptr().add(16 * i).cast()), rev128()),
+                    _mm_loadu_si128(pw.add(16 * 15).cast()),
+                )
+            };
+            if i == 0 {
+                x = _mm_xor_si128(x, a);
+            }
+            mul_acc128(x, k, &mut t);
+        }
+        a = finish(t);
+    }
+    // SAFETY: as in `mul`.
+    *acc = unsafe { core::mem::transmute::<__m128i, u128>(a) };
+}
