@@ -472,12 +472,34 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
         }
     };
     let mut c = *ctr;
-    fill(&mut buf, c);
     let mut done = 0;
     // SAFETY: the caller runs with V's features; the loads of `buf` are of
     // `nb` <= MAX_BLOCKS blocks, those of `data` inside the batch at `p`.
     unsafe {
         let k = splat_keys::<V>(keys);
+        if V::N > 1 {
+            // Two or four blocks a register: the counters made in registers
+            // (a 64-bit add, a byte reversal and the XOR with k[0] a
+            // register) instead of a scalar add, swap and store a block;
+            // a batch that carries out of the low 64 bits takes the buffer
+            // path below.
+            let step: [V; W] = each(|j| counters::<V>((j * V::N) as u128));
+            let inc = V::splat(&(nb as u128).to_le_bytes());
+            let mut base = V::splat(&c.to_le_bytes());
+            while data.len() - done >= nb * 16 && (c as u64).checked_add(nb as u64 - 1).is_some() {
+                let p = data.as_mut_ptr().add(done);
+                let mut s: [V; W] = each(|j| base.add64(step[j]).bswap().xor(k[0]));
+                rounds_but_last::<V, NR, W, true>(&k, &mut s, |_| {});
+                for (j, x) in s.iter().enumerate() {
+                    let q = p.add(j * vb);
+                    x.enc_last(k[NR].xor(V::load(q))).store(q);
+                }
+                base = base.add64(inc);
+                c = c.wrapping_add(nb as u128);
+                done += nb * 16;
+            }
+        }
+        fill(&mut buf, c);
         while data.len() - done >= nb * 16 {
             let p = data.as_mut_ptr().add(done);
             let mut s: [V; W] = each(|j| V::load(buf[j * V::N].as_ptr()));
