@@ -24,14 +24,14 @@ unsafe fn mul_acc(x: uint8x16_t, h: uint8x16_t, hs: uint8x16_t, acc: &mut Acc) {
     // (PMULL).
     unsafe {
         asm!(
-            "pmull  {t}.1q, {x}.1d, {h}.1d",
-            "pmull2 {u}.1q, {x}.2d, {h}.2d",
-            "eor    {lo}.16b, {lo}.16b, {t}.16b",
-            "eor    {hi}.16b, {hi}.16b, {u}.16b",
-            "pmull  {t}.1q, {x}.1d, {hs}.1d",
-            "pmull2 {u}.1q, {x}.2d, {hs}.2d",
-            "eor    {mid}.16b, {mid}.16b, {t}.16b",
-            "eor    {mid}.16b, {mid}.16b, {u}.16b",
+            "pmull  {t:v}.1q, {x:v}.1d, {h:v}.1d",
+            "pmull2 {u:v}.1q, {x:v}.2d, {h:v}.2d",
+            "eor    {lo:v}.16b, {lo:v}.16b, {t:v}.16b",
+            "eor    {hi:v}.16b, {hi:v}.16b, {u:v}.16b",
+            "pmull  {t:v}.1q, {x:v}.1d, {hs:v}.1d",
+            "pmull2 {u:v}.1q, {x:v}.2d, {hs:v}.2d",
+            "eor    {mid:v}.16b, {mid:v}.16b, {t:v}.16b",
+            "eor    {mid:v}.16b, {mid:v}.16b, {u:v}.16b",
             x = in(vreg) x,
             h = in(vreg) h,
             hs = in(vreg) hs,
@@ -56,13 +56,13 @@ unsafe fn finish(acc: Acc) -> uint8x16_t {
         let c = vreinterpretq_u8_u64(vdupq_n_u64(0xc200_0000_0000_0000));
         let out: uint8x16_t;
         asm!(
-            "pmull {t}.1q, {lo}.1d, {c}.1d",
-            "ext   {lo}.16b, {lo}.16b, {lo}.16b, #8",
-            "eor   {lo}.16b, {lo}.16b, {t}.16b",
-            "pmull {t}.1q, {lo}.1d, {c}.1d",
-            "ext   {lo}.16b, {lo}.16b, {lo}.16b, #8",
-            "eor   {lo}.16b, {lo}.16b, {t}.16b",
-            "eor   {out}.16b, {lo}.16b, {hi}.16b",
+            "pmull {t:v}.1q, {lo:v}.1d, {c:v}.1d",
+            "ext   {lo:v}.16b, {lo:v}.16b, {lo:v}.16b, #8",
+            "eor   {lo:v}.16b, {lo:v}.16b, {t:v}.16b",
+            "pmull {t:v}.1q, {lo:v}.1d, {c:v}.1d",
+            "ext   {lo:v}.16b, {lo:v}.16b, {lo:v}.16b, #8",
+            "eor   {lo:v}.16b, {lo:v}.16b, {t:v}.16b",
+            "eor   {out:v}.16b, {lo:v}.16b, {hi:v}.16b",
             lo = inout(vreg) lo => _,
             hi = in(vreg) hi,
             c = in(vreg) c,
