@@ -209,14 +209,13 @@ pub fn mode_simd() -> crate::backends::Simd {
 /// code there, about half our speed). With AVX-512, AWS-LC's VAES-512 code
 /// runs; without VAES, AWS-LC's stitched AES-NI code.
 pub fn aes_gcm_for(f: CpuFeatures) -> Option<crate::gcm::GhashImpl> {
-    use crate::gcm::GhashImpl;
     if aes_for(f) == AesImpl::ArmCe && f.pmull {
         #[cfg(target_arch = "aarch64")]
-        return Some(GhashImpl::Pmull);
+        return Some(crate::gcm::GhashImpl::Pmull);
     }
     if aes_for(f) == AesImpl::Vaes256 && f.pmull && f.vpclmul && f.avx2 {
         #[cfg(target_arch = "x86_64")]
-        return Some(GhashImpl::Vpclmul256);
+        return Some(crate::gcm::GhashImpl::Vpclmul256);
     }
     None
 }
@@ -264,11 +263,32 @@ pub fn aead_name(aes_gcm: bool) -> &'static str {
     }
 }
 
-// Only x86-64 has tiers to tell apart here; on ARM the module would be empty.
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests {
     use super::*;
 
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_x86_tier_has_its_aes_gcm() {
+        use crate::cpu::{Tier, parse_mask};
+        use crate::gcm::GhashImpl;
+        let full = CpuFeatures {
+            neon: false,
+            ..CpuFeatures::ALL
+        };
+        let at = |t: Tier| full.without(parse_mask(t.mask()).unwrap());
+        // AWS-LC's VAES-512 code with AVX-512, ours on VAES-256, AWS-LC below.
+        assert_eq!(aes_gcm_for(at(Tier::Avx512)), None);
+        assert_eq!(aes_gcm_for(at(Tier::VaesAvx2)), Some(GhashImpl::Vpclmul256));
+        assert_eq!(aes_gcm_for(at(Tier::AesniAvx2)), None);
+        assert_eq!(aes_gcm_for(at(Tier::Portable)), None);
+        assert_eq!(
+            aes_gcm_for(at(Tier::VaesAvx2).without(parse_mask("vpclmulqdq").unwrap())),
+            None
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
     #[test]
     fn every_x86_tier_has_its_aes_and_chacha() {
         use crate::cpu::{Tier, parse_mask};
@@ -314,5 +334,10 @@ mod tests {
         assert_eq!(aes_for(at(Tier::ArmCe)), AesImpl::ArmCe);
         assert_eq!(aes_for(at(Tier::ArmNeon)), AesImpl::Neon);
         assert_eq!(aes_for(at(Tier::ArmPortable)), AesImpl::Soft);
+        assert_eq!(
+            aes_gcm_for(at(Tier::ArmCe)),
+            Some(crate::gcm::GhashImpl::Pmull)
+        );
+        assert_eq!(aes_gcm_for(at(Tier::ArmNeon)), None);
     }
 }

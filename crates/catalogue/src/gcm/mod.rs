@@ -15,7 +15,13 @@
 // code is dead there (AWS-LC runs); it stays compiled, one source for all.
 #![cfg_attr(
     not(any(target_arch = "x86_64", target_arch = "aarch64")),
-    allow(dead_code, unreachable_code, unused_unsafe, unused_variables)
+    allow(
+        dead_code,
+        unreachable_code,
+        unused_mut,
+        unused_unsafe,
+        unused_variables
+    )
 )]
 
 use subtle::ConstantTimeEq;
