@@ -202,10 +202,66 @@ pub fn mode_simd() -> crate::backends::Simd {
     Simd::Portable
 }
 
+/// Which ChaCha20-Poly1305 implementation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChaChaPolyImpl {
+    /// AWS-LC's.
+    AwsLc,
+    /// Ours ([`crate::aead::chacha20_poly1305`]) on this ChaCha kernel.
+    Ours(ChaChaImpl),
+}
+
+impl ChaChaPolyImpl {
+    /// The name rows report: ours as `<chacha kernel>+poly1305`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChaChaPolyImpl::AwsLc => aws_lc_aead_name(false),
+            ChaChaPolyImpl::Ours(c) => match c {
+                ChaChaImpl::Avx512 => "avx512+poly1305",
+                ChaChaImpl::Avx2 => "avx2+poly1305",
+                ChaChaImpl::Ssse3 => "ssse3+poly1305",
+                ChaChaImpl::Sse2 => "sse2+poly1305",
+                ChaChaImpl::Neon => "neon+poly1305",
+                ChaChaImpl::Soft => "soft+poly1305",
+            },
+        }
+    }
+}
+
+/// The ChaCha20-Poly1305 implementation for features `f`: ours where it is
+/// measurably faster than AWS-LC.
+///
+/// * aarch64 with NEON: ours. Instructions per byte under QEMU
+///   (`scripts/arm_count.py --rows chacha20-poly1305:256`, both tiers):
+///   AWS-LC 6.94, ours OURS_FIGURE, libgcrypt 6.72.
+/// * x86-64: AWS-LC (X86_FIGURES).
+/// * Anything else: AWS-LC.
+pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
+    match chacha_for(f) {
+        ChaChaImpl::Neon => ChaChaPolyImpl::Ours(ChaChaImpl::Neon),
+        _ => ChaChaPolyImpl::AwsLc,
+    }
+}
+
+/// The ChaCha20-Poly1305 implementation that runs here.
+pub fn chacha20_poly1305() -> ChaChaPolyImpl {
+    chacha20_poly1305_for(cpu::features())
+}
+
+/// The AEAD implementation that runs, as rows report it: AES-GCM is AWS-LC's,
+/// ChaCha20-Poly1305 [`chacha20_poly1305`]'s.
+pub fn aead_name(aes_gcm: bool) -> &'static str {
+    if aes_gcm {
+        aws_lc_aead_name(true)
+    } else {
+        chacha20_poly1305().name()
+    }
+}
+
 /// The AEAD implementation AWS-LC runs, as rows report it. AWS-LC follows the
 /// mask when the program told it ([`cpu::libraries_configured`]); otherwise it
 /// runs what the hardware has, and the name says so.
-pub fn aead_name(aes_gcm: bool) -> &'static str {
+pub fn aws_lc_aead_name(aes_gcm: bool) -> &'static str {
     let f = if cpu::libraries_configured() {
         cpu::features()
     } else {
