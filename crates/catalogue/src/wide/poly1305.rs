@@ -20,8 +20,9 @@ use zeroize::Zeroize;
 /// Bytes per Poly1305 block.
 pub const BLOCK: usize = 16;
 
-/// Blocks per iteration of the unrolled loop (loop overhead per block).
-const UNROLL: usize = 4;
+/// Blocks per iteration of the unrolled loop: the loop's three instructions
+/// (aarch64) come to under half an instruction per block.
+const UNROLL: usize = 8;
 
 /// A clamped Poly1305 key `r` and a running hash.
 #[derive(Clone)]
@@ -44,6 +45,7 @@ impl Drop for Poly1305Hash {
 }
 
 /// 64x64 -> 128-bit product.
+#[cfg(not(target_arch = "aarch64"))]
 #[inline(always)]
 fn mul(a: u64, b: u64) -> u128 {
     u128::from(a) * u128::from(b)
@@ -78,6 +80,7 @@ impl Poly1305Hash {
     /// Bounds: on entry `h2 <= 4`, so after the addition `h2 <= 6`;
     /// `r0, r1 < 2^60` and `s1 < 2^60 * 5/4` (clamping), so `h2 * s1` and
     /// `h2 * r0` fit 64 bits and each sum of products below fits 128 bits.
+    #[cfg(not(target_arch = "aarch64"))]
     #[inline(always)]
     fn absorb(&self, h: &mut [u64; 3], m: u128, pad: u64) {
         let (r0, r1, s1) = (self.r0, self.r1, self.s1);
@@ -91,6 +94,69 @@ impl Poly1305Hash {
         let fold = (d2 & !3) + (d2 >> 2);
         let (t, c) = join(d0 as u64, d1 as u64).overflowing_add(u128::from(fold));
         *h = [t as u64, (t >> 64) as u64, (d2 & 3) + u64::from(c)];
+    }
+
+    /// The same as the portable `absorb` above, in 27 instructions. From the
+    /// `u128` code LLVM made 29.5 per block: it merges the two carries into
+    /// `h2` (the reduction's and the message's) with a `cset`, an `adc` and
+    /// an `add` where `adc xzr` and `adc pad` do.
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    fn absorb(&self, h: &mut [u64; 3], m: u128, pad: u64) {
+        let [mut h0, mut h1, mut h2] = *h;
+        // SAFETY: arithmetic on registers only: no memory, no stack; the
+        // flags it changes are not preserved across asm! by default.
+        unsafe {
+            core::arch::asm!(
+                // h += m + pad * 2^128
+                "adds  {h0}, {h0}, {m0}",
+                "adcs  {h1}, {h1}, {m1}",
+                "adc   {h2}, {h2}, {pad}",
+                // d0 + d1 * 2^64 = h0 * r0 + h1 * s1
+                "mul   {d0}, {h0}, {r0}",
+                "umulh {d1}, {h0}, {r0}",
+                "mul   {t}, {h1}, {s1}",
+                "umulh {u}, {h1}, {s1}",
+                "adds  {d0}, {d0}, {t}",
+                "adc   {d1}, {d1}, {u}",
+                // d1 + d2 * 2^64 += h0 * r1 + h1 * r0 + h2 * s1 + h2 * r0 * 2^64
+                "mul   {t}, {h0}, {r1}",
+                "umulh {d2}, {h0}, {r1}",
+                "adds  {d1}, {d1}, {t}",
+                "adc   {d2}, {d2}, xzr",
+                "mul   {t}, {h1}, {r0}",
+                "umulh {u}, {h1}, {r0}",
+                "adds  {d1}, {d1}, {t}",
+                "adc   {d2}, {d2}, {u}",
+                "mul   {t}, {h2}, {s1}",
+                "mul   {u}, {h2}, {r0}",
+                "adds  {d1}, {d1}, {t}",
+                "adc   {d2}, {d2}, {u}",
+                // h = d0 + d1 * 2^64 + (d2 & 3) * 2^128 + (d2 >> 2) * 5
+                "and   {t}, {d2}, #-4",
+                "and   {h2}, {d2}, #3",
+                "add   {t}, {t}, {d2}, lsr #2",
+                "adds  {h0}, {d0}, {t}",
+                "adcs  {h1}, {d1}, xzr",
+                "adc   {h2}, {h2}, xzr",
+                h0 = inout(reg) h0,
+                h1 = inout(reg) h1,
+                h2 = inout(reg) h2,
+                m0 = in(reg) m as u64,
+                m1 = in(reg) (m >> 64) as u64,
+                pad = in(reg) pad,
+                r0 = in(reg) self.r0,
+                r1 = in(reg) self.r1,
+                s1 = in(reg) self.s1,
+                d0 = out(reg) _,
+                d1 = out(reg) _,
+                d2 = out(reg) _,
+                t = out(reg) _,
+                u = out(reg) _,
+                options(pure, nomem, nostack),
+            );
+        }
+        *h = [h0, h1, h2];
     }
 
     /// Absorbs whole 16-byte blocks (`data.len()` must be a multiple of 16).
