@@ -127,3 +127,62 @@ impl Aead {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chacha::{implementations, runnable};
+    use crate::dispatch::ChaChaImpl;
+
+    /// Ours, on every ChaCha kernel this CPU runs, and AWS-LC open each
+    /// other's messages, and the rows name what ran.
+    #[test]
+    fn ours_and_aws_lc_open_each_others_messages() {
+        let key = [0x24u8; 32];
+        let aws =
+            Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, ChaChaPolyImpl::AwsLc).unwrap();
+        assert!(aws.backend().starts_with("aws-lc:"), "{}", aws.backend());
+        for &imp in implementations().iter().filter(|&&i| runnable(i)) {
+            let ours = Aead::with_impl(
+                AeadAlgorithm::ChaCha20Poly1305,
+                &key,
+                ChaChaPolyImpl::Ours(imp),
+            )
+            .unwrap();
+            assert_eq!(ours.backend(), format!("{}+poly1305", imp.name()));
+            for len in [0, 1, 100, 5000, 40_000] {
+                let pt: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
+                let nonce = [len as u8; NONCE_LEN];
+                let aad = [9u8; 13];
+                let (mut a, mut b) = (pt.clone(), pt.clone());
+                let tag_ours = ours.seal(&nonce, &aad, &mut a);
+                let tag_aws = aws.seal(&nonce, &aad, &mut b);
+                assert_eq!((&a, tag_ours), (&b, tag_aws), "{imp:?} {len}");
+                aws.open(&nonce, &aad, &mut a, &tag_ours).unwrap();
+                ours.open(&nonce, &aad, &mut b, &tag_aws).unwrap();
+                assert!(a == pt && b == pt, "{imp:?} {len}");
+            }
+        }
+        assert!(
+            Aead::with_impl(
+                AeadAlgorithm::ChaCha20Poly1305,
+                &[0; 16],
+                ChaChaPolyImpl::AwsLc
+            )
+            .is_none()
+        );
+        let short = Aead::with_impl(
+            AeadAlgorithm::ChaCha20Poly1305,
+            &[0; 31],
+            ChaChaPolyImpl::Ours(ChaChaImpl::Soft),
+        );
+        assert!(short.is_none());
+    }
+
+    #[test]
+    fn the_dispatched_implementation_is_named() {
+        let aead = Aead::new(AeadAlgorithm::ChaCha20Poly1305, &[1; 32]).unwrap();
+        assert_eq!(aead.backend(), dispatch::aead_name(false));
+        assert_eq!(aead.backend(), dispatch::chacha20_poly1305().name());
+    }
+}
