@@ -228,17 +228,21 @@ impl ChaChaPolyImpl {
     }
 }
 
-/// The ChaCha20-Poly1305 implementation for features `f`: ours where it is
-/// measurably faster than AWS-LC.
+/// The ChaCha20-Poly1305 implementation for features `f`: ours where it was
+/// measured faster than AWS-LC.
 ///
-/// * aarch64 with NEON: ours. Instructions per byte under QEMU
-///   (`scripts/arm_count.py --rows chacha20-poly1305:256`, both tiers):
-///   AWS-LC 6.94, ours OURS_FIGURE, libgcrypt 6.72.
-/// * x86-64: AWS-LC (X86_FIGURES).
-/// * Anything else: AWS-LC.
+/// * aarch64 with NEON: ours. Instructions per byte under QEMU, seal/open
+///   (`scripts/arm_count.py --rows chacha20-poly1305:256`, tiers neon and
+///   ce alike): ours 6.70/6.69, AWS-LC 6.94/6.95, libgcrypt 6.72/6.71.
+/// * aarch64 without NEON: AWS-LC (not measured).
+/// * x86-64: AWS-LC, whose stitched assembly was faster at every tier on a
+///   2-core AVX2 VM (`examples/chacha_poly_versus_aws_lc.rs`, best of 7
+///   alternating rounds, 64 KiB requests, seal/open MiB/s): AVX2 AWS-LC
+///   2125/2268, ours 1513/1789; portable tier (AVX2 masked) AWS-LC 1248/1411,
+///   ours (SSSE3) 1044/1072.
 pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
     match chacha_for(f) {
-        ChaChaImpl::Neon => ChaChaPolyImpl::Ours(ChaChaImpl::Neon),
+        ChaChaImpl::Neon if cfg!(target_arch = "aarch64") => ChaChaPolyImpl::Ours(ChaChaImpl::Neon),
         _ => ChaChaPolyImpl::AwsLc,
     }
 }
@@ -317,6 +321,15 @@ mod tests {
             ChaChaImpl::Sse2
         };
         assert_eq!(chacha_for(at(Tier::Portable)), no_avx);
+        // AWS-LC's ChaCha20-Poly1305 measured faster at every x86 tier.
+        for t in [
+            Tier::Avx512,
+            Tier::VaesAvx2,
+            Tier::AesniAvx2,
+            Tier::Portable,
+        ] {
+            assert_eq!(chacha20_poly1305_for(at(t)), ChaChaPolyImpl::AwsLc);
+        }
         assert_eq!(
             aes_for(full.without(parse_mask("avx2").unwrap())),
             AesImpl::AesNi

@@ -184,5 +184,10 @@ mod tests {
         let aead = Aead::new(AeadAlgorithm::ChaCha20Poly1305, &[1; 32]).unwrap();
         assert_eq!(aead.backend(), dispatch::aead_name(false));
         assert_eq!(aead.backend(), dispatch::chacha20_poly1305().name());
+        // Ours runs wherever NEON does (the tier masks only the crypto
+        // extensions, or NEON as well).
+        if cfg!(target_arch = "aarch64") && crate::cpu::features().neon {
+            assert_eq!(aead.backend(), "neon+poly1305");
+        }
     }
 }
