@@ -89,7 +89,7 @@ unsafe fn batch<const R: usize>(bc: &[u32; WORDS], out: &mut [u8]) {
                 rounds!(2, x, add, xor, r16, r12, r8, r7)
             };
         }
-        const { assert!(R % 4 == 0) };
+        const { assert!(R.is_multiple_of(4)) };
         if R == 20 {
             double_round!();
             double_round!();
