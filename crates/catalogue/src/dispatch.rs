@@ -233,7 +233,7 @@ impl ChaChaPolyImpl {
 ///
 /// * aarch64 with NEON: ours. Instructions per byte under QEMU, seal/open
 ///   (`scripts/arm_count.py --rows chacha20-poly1305:256`, tiers neon and
-///   ce alike): ours 6.70/6.69, AWS-LC 6.94/6.95, libgcrypt 6.72/6.71.
+///   ce alike): ours 6.59/6.58, AWS-LC 6.94/6.95, libgcrypt 6.72/6.71.
 /// * aarch64 without NEON: AWS-LC (not measured).
 /// * x86-64: AWS-LC, whose stitched assembly was faster at every tier on a
 ///   2-core AVX2 VM (`examples/chacha_poly_versus_aws_lc.rs`, best of 7
