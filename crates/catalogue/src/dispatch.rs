@@ -225,24 +225,86 @@ pub fn aes_gcm() -> Option<crate::gcm::GhashImpl> {
     aes_gcm_for(cpu::features())
 }
 
-/// The AEAD implementation that runs, as rows report it: our AES-GCM where
-/// [`aes_gcm`] says so, otherwise AWS-LC's. AWS-LC follows the
+/// Which ChaCha20-Poly1305 implementation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChaChaPolyImpl {
+    /// AWS-LC's.
+    AwsLc,
+    /// Ours ([`crate::aead::chacha20_poly1305`]) on this ChaCha kernel.
+    Ours(ChaChaImpl),
+}
+
+impl ChaChaPolyImpl {
+    /// The name rows report: ours as `<chacha kernel>+poly1305`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChaChaPolyImpl::AwsLc => aws_lc_aead_name(false),
+            ChaChaPolyImpl::Ours(c) => match c {
+                ChaChaImpl::Avx512 => "avx512+poly1305",
+                ChaChaImpl::Avx2 => "avx2+poly1305",
+                ChaChaImpl::Ssse3 => "ssse3+poly1305",
+                ChaChaImpl::Sse2 => "sse2+poly1305",
+                ChaChaImpl::Neon => "neon+poly1305",
+                ChaChaImpl::Soft => "soft+poly1305",
+            },
+        }
+    }
+}
+
+/// The ChaCha20-Poly1305 implementation for features `f`: ours where it was
+/// measured faster than AWS-LC.
+///
+/// * aarch64 with NEON: ours. Instructions per byte under QEMU, seal/open
+///   (`scripts/arm_count.py --rows chacha20-poly1305:256`, tiers neon and
+///   ce alike): ours 6.59/6.58, AWS-LC 6.94/6.95, libgcrypt 6.72/6.71.
+/// * aarch64 without NEON: AWS-LC (not measured).
+/// * x86-64: AWS-LC, whose stitched assembly was faster at every tier on a
+///   2-core AVX2 VM (`examples/chacha_poly_versus_aws_lc.rs`, best of 7
+///   alternating rounds, 64 KiB requests, seal/open MiB/s): AVX2 AWS-LC
+///   2125/2268, ours 1513/1789; portable tier (AVX2 masked) AWS-LC 1248/1411,
+///   ours (SSSE3) 1044/1072.
+pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
+    match chacha_for(f) {
+        ChaChaImpl::Neon if cfg!(target_arch = "aarch64") => ChaChaPolyImpl::Ours(ChaChaImpl::Neon),
+        _ => ChaChaPolyImpl::AwsLc,
+    }
+}
+
+/// The ChaCha20-Poly1305 implementation that runs here.
+pub fn chacha20_poly1305() -> ChaChaPolyImpl {
+    chacha20_poly1305_for(cpu::features())
+}
+
+/// Our AES-GCM's name: AES backend and GHASH backend.
+pub fn gcm_name(g: crate::gcm::GhashImpl) -> &'static str {
+    match (aes().name(), g.name()) {
+        ("armv8-ce", "pmull") => "armv8-ce+pmull",
+        ("vaes256", "vpclmul256") => "vaes256+vpclmul256",
+        _ => "ours",
+    }
+}
+
+/// The AEAD implementation that runs, as rows report it: AES-GCM
+/// [`aes_gcm`]'s (ours or AWS-LC's), ChaCha20-Poly1305
+/// [`chacha20_poly1305`]'s.
+pub fn aead_name(aes_gcm: bool) -> &'static str {
+    match (aes_gcm, self::aes_gcm()) {
+        (true, Some(g)) => gcm_name(g),
+        (true, None) => aws_lc_aead_name(true),
+        (false, _) => chacha20_poly1305().name(),
+    }
+}
+
+/// The AEAD implementation AWS-LC runs, as rows report it. AWS-LC follows the
 /// mask when the program told it ([`cpu::libraries_configured`]); otherwise it
 /// runs what the hardware has, and the name says so.
-pub fn aead_name(aes_gcm: bool) -> &'static str {
+pub fn aws_lc_aead_name(aes_gcm: bool) -> &'static str {
     let f = if cpu::libraries_configured() {
         cpu::features()
     } else {
         cpu::detected()
     };
     let x86 = cfg!(any(target_arch = "x86_64", target_arch = "x86"));
-    if aes_gcm && let Some(g) = self::aes_gcm() {
-        return match (aes().name(), g.name()) {
-            ("armv8-ce", "pmull") => "armv8-ce+pmull",
-            ("vaes256", "vpclmul256") => "vaes256+vpclmul256",
-            _ => "ours",
-        };
-    }
     match aes_gcm {
         // AWS-LC's VAES GCM needs AVX-512; with VAES on 256-bit registers only it
         // runs its AES-NI code (aesni-gcm-x86_64).
@@ -313,6 +375,15 @@ mod tests {
             ChaChaImpl::Sse2
         };
         assert_eq!(chacha_for(at(Tier::Portable)), no_avx);
+        // AWS-LC's ChaCha20-Poly1305 measured faster at every x86 tier.
+        for t in [
+            Tier::Avx512,
+            Tier::VaesAvx2,
+            Tier::AesniAvx2,
+            Tier::Portable,
+        ] {
+            assert_eq!(chacha20_poly1305_for(at(t)), ChaChaPolyImpl::AwsLc);
+        }
         assert_eq!(
             aes_for(full.without(parse_mask("avx2").unwrap())),
             AesImpl::AesNi

@@ -298,6 +298,24 @@ fn run<const R: usize>(imp: ChaChaImpl, st: &[u32; 16], data: &mut [u8]) {
     }
 }
 
+/// Key-stream block `counter` for `key` and `nonce` with `R` rounds (RFC 8439
+/// section 2.3), in portable code: for a single block (the one-time key of
+/// ChaCha20-Poly1305) it is cheaper than a SIMD batch of four or more.
+pub fn keystream_block<const R: usize>(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; NONCE_LEN],
+    counter: u32,
+) -> Zeroizing<[u8; BLOCK]> {
+    let st = Zeroizing::new(state(key, counter, nonce));
+    let mut words = Zeroizing::new([0u32; 16]);
+    soft::block::<R>(&st, &mut words);
+    let mut out = Zeroizing::new([0u8; BLOCK]);
+    for (o, w) in out.chunks_exact_mut(4).zip(words.iter()) {
+        o.copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
 /// HChaCha with `R` rounds (draft-irtf-cfrg-xchacha section 2.2): the subkey
 /// for `key` and the first 16 bytes of an XChaCha nonce.
 pub fn hchacha<const R: usize>(key: &[u8; KEY_LEN], input: &[u8; 16]) -> Zeroizing<[u8; 32]> {

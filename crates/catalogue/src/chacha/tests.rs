@@ -324,3 +324,22 @@ fn xchacha_matches_the_crate() {
         chacha20::hchacha::<chacha20::R12>(&key.into(), &input.into()).as_slice()
     );
 }
+
+#[test]
+fn keystream_block_is_the_crates_block() {
+    let mut rng = Rng(0x6b65_7973);
+    for _ in 0..50 {
+        let mut key = [0u8; 32];
+        let mut nonce = [0u8; 12];
+        rng.fill(&mut key);
+        rng.fill(&mut nonce);
+        for counter in [0, 1, rng.next() as u32, u32::MAX - 1] {
+            let want = oracle::<chacha20::ChaCha20>(&key, &nonce, counter, &[0; 64]).unwrap();
+            assert_eq!(
+                keystream_block::<20>(&key, &nonce, counter)[..],
+                want[..],
+                "counter {counter}"
+            );
+        }
+    }
+}

@@ -206,6 +206,11 @@ impl AesGcm {
         Some(AesGcm { aes, h, imp })
     }
 
+    /// The GHASH backend.
+    pub fn ghash(&self) -> GhashImpl {
+        self.imp
+    }
+
     /// The implementation's name: AES backend and GHASH backend.
     pub fn name(&self) -> String {
         format!("{}+{}", self.aes.backend().name(), self.imp.name())

@@ -1,0 +1,228 @@
+//! Every ChaCha backend this CPU runs: the RFC 8439 vectors, AWS-LC as the
+//! oracle on random lengths (across chunk boundaries), and tampering.
+
+use super::*;
+use crate::chacha::{implementations, runnable};
+use aws_lc_rs::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
+use hex_literal::hex;
+
+/// The backends this CPU runs, the dispatched one among them.
+fn backends() -> Vec<ChaChaImpl> {
+    let out: Vec<_> = implementations()
+        .iter()
+        .copied()
+        .filter(|&i| runnable(i))
+        .collect();
+    println!("ChaCha20-Poly1305 tested on: {out:?}");
+    assert!(out.contains(&crate::dispatch::chacha()));
+    out
+}
+
+/// splitmix64: reproducible cases without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// AWS-LC's seal: (ciphertext, tag).
+fn aws_lc_seal(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], pt: &[u8]) -> (Vec<u8>, [u8; 16]) {
+    let k = LessSafeKey::new(UnboundKey::new(&CHACHA20_POLY1305, key).unwrap());
+    let mut ct = pt.to_vec();
+    let tag = k
+        .seal_in_place_separate_tag(
+            Nonce::assume_unique_for_key(*nonce),
+            Aad::from(aad),
+            &mut ct,
+        )
+        .unwrap();
+    (ct, tag.as_ref().try_into().unwrap())
+}
+
+/// Seals `pt`, expects `ct` and `tag`, opens it back, on every backend.
+#[track_caller]
+fn kat(key: &[u8; 32], nonce: &[u8; 12], aad: &[u8], pt: &[u8], ct: &[u8], tag: &[u8; 16]) {
+    for imp in backends() {
+        let aead = ChaCha20Poly1305::new(imp, key);
+        let mut buf = pt.to_vec();
+        assert_eq!(aead.seal(nonce, aad, &mut buf), *tag, "{imp:?} tag");
+        assert_eq!(buf, ct, "{imp:?} ciphertext");
+        aead.open(nonce, aad, &mut buf, tag).expect("opens");
+        assert_eq!(buf, pt, "{imp:?} plaintext");
+    }
+}
+
+/// RFC 8439 section 2.6.2: the one-time Poly1305 key from block 0.
+#[test]
+fn rfc8439_2_6_2_one_time_key() {
+    let key: [u8; 32] = core::array::from_fn(|i| 0x80 + i as u8);
+    let nonce = hex!("000000000001020304050607");
+    let want = hex!("8ad5a08b905f81cc815040274ab29471a833b637e3fd0da508dbb8e2fdd1a646");
+    for imp in backends() {
+        let aead = ChaCha20Poly1305::new(imp, &key);
+        let mut block0 = [0u8; 64];
+        aead.xor(&nonce, 0, &mut block0);
+        assert_eq!(block0[..32], want, "{imp:?}");
+        // mac_start keys r with the first half and returns s as the second.
+        let (mac, s) = aead.mac_start(&nonce, &[]);
+        assert_eq!(s[..], want[16..], "{imp:?} s");
+        let mut r_only = Poly1305Hash::new(want[..16].try_into().unwrap());
+        r_only.update_blocks(&[7; 16]);
+        let mut m = mac.clone();
+        m.update_blocks(&[7; 16]);
+        assert_eq!(m.finish(), r_only.finish(), "{imp:?} r");
+    }
+}
+
+/// RFC 8439 section 2.8.2, "Example and Test Vector for AEAD_CHACHA20_POLY1305".
+#[test]
+fn rfc8439_2_8_2() {
+    let key: [u8; 32] = core::array::from_fn(|i| 0x80 + i as u8);
+    kat(
+        &key,
+        &hex!("070000004041424344454647"),
+        &hex!("50515253c0c1c2c3c4c5c6c7"),
+        b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip \
+          for the future, sunscreen would be it.",
+        &hex!(
+            "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d6"
+            "3dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b36"
+            "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
+            "3ff4def08e4b7a9de576d26586cec64b6116"
+        ),
+        &hex!("1ae10b594f09e26a7e902ecbd0600691"),
+    );
+}
+
+/// RFC 8439 Appendix A.5, "ChaCha20-Poly1305 AEAD Decryption" (265 bytes).
+#[test]
+fn rfc8439_a5() {
+    kat(
+        &hex!("1c9240a5eb55d38af333888604f6b5f0473917c1402b80099dca5cbc207075c0"),
+        &hex!("000000000102030405060708"),
+        &hex!("f33388860000000000004e91"),
+        "Internet-Drafts are draft documents valid for a maximum of six months and may \
+         be updated, replaced, or obsoleted by other documents at any time. It is \
+         inappropriate to use Internet-Drafts as reference material or to cite them \
+         other than as /\u{201c}work in progress./\u{201d}"
+            .as_bytes(),
+        &hex!(
+            "64a0861575861af460f062c79be643bd5e805cfd345cf389f108670ac76c8cb2"
+            "4c6cfc18755d43eea09ee94e382d26b0bdb7b73c321b0100d4f03b7f355894cf"
+            "332f830e710b97ce98c8a84abd0b948114ad176e008d33bd60f982b1ff37c855"
+            "9797a06ef4f0ef61c186324e2b3506383606907b6a7c02b0f9f6157b53c867e4"
+            "b9166c767b804d46a59b5216cde7a4e99040c5a40433225ee282a1b0a06c523e"
+            "af4534d7f83fa1155b0047718cbc546a0d072b04b3564eea1b422273f548271a"
+            "0bb2316053fa76991955ebd63159434ecebb4e466dae5a1073a6727627097a10"
+            "49e617d91d361094fa68f0ff77987130305beaba2eda04df997b714d6c6f2c29"
+            "a6ad5cb4022b02709b"
+        ),
+        &hex!("eead9d67890cbb22392336fea1851f38"),
+    );
+}
+
+/// Random data and aad lengths (0..2000, and around the chunk boundaries),
+/// against AWS-LC, both ways.
+#[test]
+fn equals_aws_lc_on_random_lengths() {
+    let mut rng = Rng(0xc4ac_4a20_1305);
+    let mut lens: Vec<usize> = (0..200).map(|_| (rng.next() % 2000) as usize).collect();
+    lens.extend([0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257]);
+    for k in 1..=3 {
+        lens.extend([
+            k * CHUNK - 1,
+            k * CHUNK,
+            k * CHUNK + 1,
+            k * CHUNK + 4 * 64 + 9,
+        ]);
+    }
+    let aead_of: Vec<_> = backends().into_iter().collect();
+    for (i, &len) in lens.iter().enumerate() {
+        let key: [u8; 32] = rng.bytes(32).try_into().unwrap();
+        let nonce: [u8; 12] = rng.bytes(12).try_into().unwrap();
+        let aad_len = (rng.next() % 2000) as usize;
+        let aad = rng.bytes(aad_len);
+        let pt = rng.bytes(len);
+        let (ct, tag) = aws_lc_seal(&key, &nonce, &aad, &pt);
+        for &imp in &aead_of {
+            let what = format!("{imp:?} case {i}: data {len} aad {}", aad.len());
+            let aead = ChaCha20Poly1305::new(imp, &key);
+            let mut buf = pt.clone();
+            assert_eq!(aead.seal(&nonce, &aad, &mut buf), tag, "{what}: tag");
+            assert!(buf == ct, "{what}: ciphertext");
+            aead.open(&nonce, &aad, &mut buf, &tag)
+                .unwrap_or_else(|_| panic!("{what}: open"));
+            assert!(buf == pt, "{what}: plaintext");
+        }
+    }
+}
+
+/// A flipped bit anywhere in the tag, the ciphertext or the aad, a changed
+/// nonce, or a ciphertext one byte shorter is rejected, and the data is
+/// left as it was: no plaintext is released.
+#[test]
+fn tampering_is_rejected_and_releases_nothing() {
+    let mut rng = Rng(0x7a3b_e4ed);
+    for imp in backends() {
+        for len in [0, 1, 16, 100, CHUNK + 33] {
+            let key: [u8; 32] = rng.bytes(32).try_into().unwrap();
+            let nonce: [u8; 12] = rng.bytes(12).try_into().unwrap();
+            let aad = rng.bytes(21);
+            let aead = ChaCha20Poly1305::new(imp, &key);
+            let mut ct = rng.bytes(len);
+            let tag = aead.seal(&nonce, &aad, &mut ct);
+            let rejected =
+                |aad: &[u8], nonce: &[u8; 12], data: &[u8], tag: &[u8; 16], what: &str| {
+                    let mut buf = data.to_vec();
+                    assert_eq!(
+                        aead.open(nonce, aad, &mut buf, tag),
+                        Err(AuthError),
+                        "{imp:?} {len}: {what}"
+                    );
+                    assert!(buf == data, "{imp:?} {len}: {what}: data changed");
+                };
+            for bit in 0..128 {
+                let mut t = tag;
+                t[bit / 8] ^= 1 << (bit % 8);
+                rejected(&aad, &nonce, &ct, &t, "tag bit");
+            }
+            for _ in 0..16.min(8 * len) {
+                let bit = (rng.next() as usize) % (8 * len);
+                let mut c = ct.clone();
+                c[bit / 8] ^= 1 << (bit % 8);
+                rejected(&aad, &nonce, &c, &tag, "ciphertext bit");
+            }
+            if len > 0 {
+                rejected(&aad, &nonce, &ct[..len - 1], &tag, "truncated");
+            }
+            for bit in 0..8 * aad.len() {
+                let mut a = aad.clone();
+                a[bit / 8] ^= 1 << (bit % 8);
+                rejected(&a, &nonce, &ct, &tag, "aad bit");
+            }
+            let mut a = aad.clone();
+            a.push(0);
+            rejected(&a, &nonce, &ct, &tag, "aad longer");
+            let mut n = nonce;
+            n[11] ^= 0x80;
+            rejected(&aad, &n, &ct, &tag, "nonce");
+            // And the untouched message still opens.
+            let mut buf = ct.clone();
+            aead.open(&nonce, &aad, &mut buf, &tag).expect("opens");
+        }
+    }
+}
+
+#[test]
+fn the_length_limit_is_rfc_8439_less_the_unused_last_block() {
+    assert_eq!(MAX_DATA_LEN, (1 << 38) - 128);
+}
