@@ -528,10 +528,15 @@ unsafe fn crypt<V: Slices>(keys: &SlicedKeys, input: *const u8, output: *mut u8)
                 fl(&mut left, &keys.ke[2 * g - 2]);
                 fl_inv(&mut right, &keys.ke[2 * g - 1]);
             }
-            for i in 0..3 {
-                round::<V, false>(&left, &mut right, &keys.k[6 * g + 2 * i]);
-                round::<V, true>(&right, &mut left, &keys.k[6 * g + 2 * i + 1]);
-            }
+            // Six rounds written out: as a loop, its back edge cost register
+            // moves and a store-reload of the state.
+            let k = &keys.k[6 * g..6 * g + 6];
+            round::<V, false>(&left, &mut right, &k[0]);
+            round::<V, true>(&right, &mut left, &k[1]);
+            round::<V, false>(&left, &mut right, &k[2]);
+            round::<V, true>(&right, &mut left, &k[3]);
+            round::<V, false>(&left, &mut right, &k[4]);
+            round::<V, true>(&right, &mut left, &k[5]);
         }
         let inv_sr = V::splat(&INV_SHIFT_ROWS);
         for r in &mut right {
