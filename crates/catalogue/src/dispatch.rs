@@ -165,13 +165,14 @@ pub fn serpent() -> &'static str {
     }
 }
 
-/// Which Camellia implementation runs for features `f`: `"aesni-avx"` (16
-/// blocks byte-sliced, S-boxes with AES-NI; x86-64) or `"table"`.
+/// Which Camellia implementation runs for features `f`: `"vaes-avx2"` (32
+/// blocks byte-sliced in ymm registers, S-boxes with VAES; x86-64),
+/// `"aesni-avx"` (16 blocks, S-boxes with AES-NI; x86-64) or `"table"`.
 pub fn camellia_for(f: CpuFeatures) -> &'static str {
-    if cfg!(target_arch = "x86_64") && f.aes && f.avx2 {
-        "aesni-avx"
-    } else {
-        "table"
+    match (cfg!(target_arch = "x86_64") && f.aes && f.avx2, f.vaes) {
+        (true, true) => "vaes-avx2",
+        (true, false) => "aesni-avx",
+        (false, _) => "table",
     }
 }
 
@@ -369,6 +370,13 @@ mod tests {
         };
         assert_eq!(aes_for(at(Tier::Portable)), no_aes);
         assert_eq!(chacha_for(at(Tier::AesniAvx2)), ChaChaImpl::Avx2);
+        assert_eq!(camellia_for(at(Tier::VaesAvx2)), "vaes-avx2");
+        assert_eq!(camellia_for(at(Tier::AesniAvx2)), "aesni-avx");
+        assert_eq!(camellia_for(at(Tier::Portable)), "table");
+        assert_eq!(
+            camellia_for(full.without(parse_mask("vaes").unwrap())),
+            "aesni-avx"
+        );
         let no_avx = if ssse3() {
             ChaChaImpl::Ssse3
         } else {

@@ -282,9 +282,12 @@ pub struct Camellia {
     dec: Schedule,
     /// 18 or 24.
     rounds: usize,
-    /// Both directions' keys for the AES-NI kernel, when it runs.
+    /// Both directions' keys for the byte-sliced kernels, when they run.
     #[cfg(target_arch = "x86_64")]
     sliced: Option<(Box<SlicedKeys>, Box<SlicedKeys>)>,
+    /// Whether batches of 32 run the VAES kernel (else 16, AES-NI).
+    #[cfg(target_arch = "x86_64")]
+    vaes: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -297,22 +300,24 @@ impl Camellia {
         Self::expand_for(key, crate::dispatch::camellia())
     }
 
-    /// Which implementation multi-block calls run: `"aesni-avx"` or `"table"`.
+    /// Which implementation multi-block calls run: `"vaes-avx2"`,
+    /// `"aesni-avx"` or `"table"`.
     pub fn backend(&self) -> &'static str {
         #[cfg(target_arch = "x86_64")]
         if self.sliced.is_some() {
-            return "aesni-avx";
+            return if self.vaes { "vaes-avx2" } else { "aesni-avx" };
         }
         "table"
     }
 
-    /// Expands a key for implementation `backend` (`"aesni-avx"` where this
-    /// CPU has it, otherwise the table code).
+    /// Expands a key for implementation `backend` (`"vaes-avx2"` or
+    /// `"aesni-avx"` where this CPU has it, otherwise the table code).
     pub(crate) fn expand_for(key: &[u8], backend: &str) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
             let mut c = Self::schedule(key);
-            if backend == "aesni-avx" && aesni::available() {
+            c.vaes = backend == "vaes-avx2" && aesni::available_vaes();
+            if c.vaes || (backend == "aesni-avx" && aesni::available()) {
                 c.sliced = Some((
                     SlicedKeys::new(&c.enc, c.rounds),
                     SlicedKeys::new(&c.dec, c.rounds),
@@ -424,6 +429,8 @@ impl Camellia {
             rounds,
             #[cfg(target_arch = "x86_64")]
             sliced: None,
+            #[cfg(target_arch = "x86_64")]
+            vaes: false,
         }
     }
 }
@@ -473,7 +480,12 @@ impl BlockCipherEncrypt for Camellia {
     fn encrypt_with_backend(&self, f: impl BlockCipherEncClosure<BlockSize = Self::BlockSize>) {
         #[cfg(target_arch = "x86_64")]
         if let Some((keys, _)) = &self.sliced {
-            return f.call(&Sliced(keys, Backend(&self.enc, self.rounds)));
+            let s = Sliced(keys, Backend(&self.enc, self.rounds));
+            return if self.vaes {
+                f.call(&Wide(s))
+            } else {
+                f.call(&s)
+            };
         }
         f.call(&Backend(&self.enc, self.rounds));
     }
@@ -484,7 +496,12 @@ impl BlockCipherDecrypt for Camellia {
     fn decrypt_with_backend(&self, f: impl BlockCipherDecClosure<BlockSize = Self::BlockSize>) {
         #[cfg(target_arch = "x86_64")]
         if let Some((_, keys)) = &self.sliced {
-            return f.call(&Sliced(keys, Backend(&self.dec, self.rounds)));
+            let s = Sliced(keys, Backend(&self.dec, self.rounds));
+            return if self.vaes {
+                f.call(&Wide(s))
+            } else {
+                f.call(&s)
+            };
         }
         f.call(&Backend(&self.dec, self.rounds));
     }
@@ -650,6 +667,41 @@ impl Sliced<'_> {
 #[cfg(target_arch = "x86_64")]
 backend_traits!(Sliced, U16);
 
+/// x86-64 with VAES and AVX2: 32 blocks byte-sliced in ymm registers; a
+/// tail of 16 or more starts with the AES-NI kernel, the rest as [`Sliced`].
+#[cfg(target_arch = "x86_64")]
+struct Wide<'a>(Sliced<'a>);
+
+#[cfg(target_arch = "x86_64")]
+impl Wide<'_> {
+    #[inline(always)]
+    fn one(&self, block: InOut<'_, '_, Block<Camellia>>) {
+        self.0.one(block);
+    }
+
+    #[inline(always)]
+    fn par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
+        const _: () = assert!(aesni::BLOCKS_VAES == 32);
+        let (input, output) = blocks.into_raw();
+        // SAFETY: `ParBlocks<Self>` is 32 blocks of 16 bytes, readable at
+        // `input` and writable at `output` (`InOut`'s guarantee).
+        unsafe { aesni::crypt32((self.0).0, input.cast(), output.cast()) };
+    }
+
+    /// Fewer than 32 blocks.
+    #[inline(always)]
+    fn tail(&self, blocks: InOutBuf<'_, '_, Block<Camellia>>) {
+        let (chunks, rest) = blocks.into_chunks::<U16>();
+        for chunk in chunks {
+            self.0.par(chunk);
+        }
+        self.0.tail(rest);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+backend_traits!(Wide, U32);
+
 impl fmt::Debug for Camellia {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Camellia { ... }")
@@ -792,26 +844,35 @@ mod tests {
         assert_eq!(out, b, "decrypt_blocks_b2b n={n}");
     }
 
-    /// The AES-NI kernel against the table code (forced on each side by
-    /// the constructor): random keys of every size, 16-block batches with
-    /// every tail length, both directions. Skipped, with a note, on a CPU
-    /// without AES-NI and AVX.
-    #[test]
+    /// A byte-sliced kernel (`backend`, `batch` blocks a call) against the
+    /// table code (forced on each side by the constructor): random keys of
+    /// every size, batches with every tail length and lengths across the 16
+    /// and 32-block boundaries, both directions, and RFC 3713's vectors.
+    /// Skipped, with a note, on a CPU without it.
     #[cfg(target_arch = "x86_64")]
-    fn aesni_kernel_matches_the_table_code() {
-        if !aesni::available() {
-            eprintln!("note: no AES-NI and AVX here: the Camellia AES-NI kernel is not tested");
+    fn check_kernel(backend: &str, batch: usize, available: bool) {
+        use std::io::Write;
+        if !available {
+            writeln!(
+                std::io::stderr(),
+                "note: the Camellia {backend} kernel is not tested: this CPU lacks it"
+            )
+            .unwrap();
             return;
         }
         let mut rng = XorShift(0x0123_4567_89AB_CDEF);
-        for iter in 0..300 {
+        let boundaries = [1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 97];
+        for iter in 0..300 + boundaries.len() * 3 {
             let len = [16, 24, 32][iter % 3];
             let mut key = [0u8; 32];
             rng.fill(&mut key);
-            let fast = Camellia::expand_for(&key[..len], "aesni-avx");
+            let fast = Camellia::expand_for(&key[..len], backend);
             let table = Camellia::expand_for(&key[..len], "table");
-            assert_eq!((fast.backend(), table.backend()), ("aesni-avx", "table"));
-            let n = 16 * (1 + iter % 3) + iter % 17;
+            assert_eq!((fast.backend(), table.backend()), (backend, "table"));
+            let n = match iter.checked_sub(300) {
+                Some(i) => boundaries[i / 3],
+                None => batch * (1 + iter % 3) + iter % (batch + 1),
+            };
             let mut data = vec![Block::<Camellia>::default(); n];
             for b in &mut data {
                 rng.fill(b);
@@ -837,13 +898,28 @@ mod tests {
             hex!("9acc237dff16d76c20ef7c919e3a7509"),
         ];
         for (len, ct) in [16, 24, 32].into_iter().zip(ct) {
-            let c = Camellia::expand_for(&key[..len], "aesni-avx");
-            let mut blocks = [Block::<Camellia>::from(pt); 16];
+            let c = Camellia::expand_for(&key[..len], backend);
+            let mut blocks = vec![Block::<Camellia>::from(pt); batch];
             c.encrypt_blocks(&mut blocks);
             assert!(blocks.iter().all(|b| b[..] == ct), "{len}");
             c.decrypt_blocks(&mut blocks);
             assert!(blocks.iter().all(|b| b[..] == pt), "{len}");
         }
+    }
+
+    /// The AES-NI kernel against the table code, 16-block batches.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn aesni_kernel_matches_the_table_code() {
+        check_kernel("aesni-avx", aesni::BLOCKS, aesni::available());
+    }
+
+    /// The VAES kernel against the table code, 32-block batches and their
+    /// tails through the AES-NI kernel.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn vaes_kernel_matches_the_table_code() {
+        check_kernel("vaes-avx2", aesni::BLOCKS_VAES, aesni::available_vaes());
     }
 
     /// Random keys of every size against the `camellia` crate.

@@ -1,5 +1,6 @@
 //! Camellia on x86-64 with AES-NI and AVX: 16 blocks at a time, byte-sliced,
-//! the S-boxes computed with `AESENCLAST`.
+//! the S-boxes computed with `AESENCLAST`; with VAES and AVX2 the same kernel
+//! on ymm registers runs 32 blocks, 16 in each 128-bit lane.
 //!
 //! The 16 blocks are transposed so that register `j` holds byte `j` of every
 //! block (byte 0 the most significant of the left half). Then:
@@ -30,8 +31,10 @@ use core::arch::x86_64::*;
 
 use super::camellia::Schedule;
 
-/// Blocks per kernel call.
+/// Blocks per call of the AES-NI kernel ([`crypt16`]).
 pub const BLOCKS: usize = 16;
+/// Blocks per call of the VAES kernel ([`crypt32`]).
+pub const BLOCKS_VAES: usize = 32;
 
 /// Pre-filter of SBOX1-3: low-nibble and high-nibble tables.
 const PRE_S1: [[u8; 16]; 2] = [
@@ -245,9 +248,17 @@ impl SlicedKeys {
     }
 }
 
-/// Whether this CPU runs the kernel (the dispatch decides whether it may).
+/// Whether this CPU runs the 16-block kernel (the dispatch decides whether
+/// it may).
 pub fn available() -> bool {
     std::arch::is_x86_feature_detected!("aes") && std::arch::is_x86_feature_detected!("avx")
+}
+
+/// Whether this CPU runs the 32-block kernel (VAES on 256-bit registers).
+pub fn available_vaes() -> bool {
+    available()
+        && std::arch::is_x86_feature_detected!("vaes")
+        && std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// Encrypts or decrypts (the keys decide) the 16 blocks at `input` into
@@ -263,46 +274,99 @@ pub unsafe fn crypt16(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
     unsafe { crypt16_aesni(keys, input, output) }
 }
 
-#[inline(always)]
-fn load(b: &[u8; 16]) -> __m128i {
-    // SAFETY: 16 readable bytes; unaligned load.
-    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+/// [`crypt16`] for 32 blocks (512 bytes) with VAES on 256-bit registers.
+///
+/// # Safety
+/// `input` must be valid for reading and `output` for writing 512 bytes.
+pub unsafe fn crypt32(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
+    assert!(available_vaes(), "VAES and AVX2");
+    // SAFETY: the CPU has VAES and AVX2 (checked above); the pointers as
+    // the caller promised.
+    unsafe { crypt32_vaes(keys, input, output) }
+}
+
+/// A register of byte slices: each 128-bit lane holds one byte position of
+/// 16 blocks. The kernel is written once over it, for xmm (16 blocks) and
+/// ymm (32: lane 1 holds blocks 16-31, and every operation, `AESENCLAST`
+/// included, stays within its lane).
+///
+/// # Safety
+/// Every method needs the CPU features of its implementation; callers run
+/// them only inside functions compiled with those features (where these
+/// `#[inline(always)]` methods inline to single instructions), after
+/// checking the CPU has them.
+trait Slices: Copy {
+    /// Block `b` of each lane: `p + 16 * b` into lane 0, `p + 16 * (b + 16)`
+    /// into lane 1.
+    unsafe fn load_block(p: *const u8, b: usize) -> Self;
+    /// Stores as [`Slices::load_block`] loads.
+    unsafe fn store_block(self, p: *mut u8, b: usize);
+    /// The same 16 bytes in every lane.
+    unsafe fn splat(t: &[u8; 16]) -> Self;
+    /// All zero.
+    unsafe fn zero() -> Self;
+    /// `0x0f` in every byte.
+    unsafe fn low_nibbles() -> Self;
+    /// `self ^ o`.
+    unsafe fn xor(self, o: Self) -> Self;
+    /// `self & o`.
+    unsafe fn and(self, o: Self) -> Self;
+    /// `!self & o`.
+    unsafe fn andnot(self, o: Self) -> Self;
+    /// `self | o`.
+    unsafe fn or(self, o: Self) -> Self;
+    /// Each 32-bit word shifted right by 4.
+    unsafe fn shr4(self) -> Self;
+    /// `PSHUFB`: `self[idx[i]]` per lane.
+    unsafe fn shuffle(self, idx: Self) -> Self;
+    /// `AESENCLAST` with a zero key.
+    unsafe fn enc_last(self) -> Self;
+    /// `AESDECLAST` with a zero key.
+    unsafe fn dec_last(self) -> Self;
+    /// All ones in each byte whose top bit is set.
+    unsafe fn sign(self) -> Self;
+    /// Bytewise `self + o`.
+    unsafe fn add8(self, o: Self) -> Self;
+    /// Bytewise `self - o`.
+    unsafe fn sub8(self, o: Self) -> Self;
+    /// `PUNPCKLBW`.
+    unsafe fn unpacklo8(self, o: Self) -> Self;
+    /// `PUNPCKHBW`.
+    unsafe fn unpackhi8(self, o: Self) -> Self;
 }
 
 /// `x ^ key byte j` for the eight registers of a half.
-#[inline]
-#[target_feature(enable = "avx")]
-fn xor_key(x: &mut [__m128i; 8], k: &Bytes8) {
+#[inline(always)]
+unsafe fn xor_key<V: Slices>(x: &mut [V; 8], k: &Bytes8) {
     for (x, b) in x.iter_mut().zip(&k.b) {
-        // SAFETY: `b` is 16 readable bytes, 16-aligned (`Bytes8` is).
-        *x = _mm_xor_si128(*x, unsafe { _mm_load_si128(b.as_ptr().cast()) });
+        // SAFETY: the caller runs with `V`'s features.
+        *x = unsafe { x.xor(V::splat(b)) };
     }
 }
 
 /// The affine map given by nibble tables `t` (low, high) on every byte of `x`.
-#[inline]
-#[target_feature(enable = "avx")]
-fn filter(x: __m128i, t: &[[u8; 16]; 2], mask: __m128i) -> __m128i {
-    let lo = _mm_and_si128(x, mask);
-    let hi = _mm_srli_epi32(_mm_andnot_si128(mask, x), 4);
-    _mm_xor_si128(
-        _mm_shuffle_epi8(load(&t[0]), lo),
-        _mm_shuffle_epi8(load(&t[1]), hi),
-    )
+#[inline(always)]
+unsafe fn filter<V: Slices>(x: V, t: &[[u8; 16]; 2], mask: V) -> V {
+    // SAFETY: the caller runs with `V`'s features.
+    unsafe {
+        let lo = x.and(mask);
+        let hi = mask.andnot(x).shr4();
+        V::splat(&t[0]).shuffle(lo).xor(V::splat(&t[1]).shuffle(hi))
+    }
 }
 
-/// `dst ^= F(src ^ k)` over 16 blocks, the key in the pre-filters `k`.
+/// `dst ^= F(src ^ k)` over a register's blocks, the key in the
+/// pre-filters `k`.
 ///
 /// `AESENCLAST` applies ShiftRows first, which moves bytes between blocks
 /// (lanes); `AESDECLAST` applies its inverse. Rounds alternate between them
 /// (`DEC`), and the right half is kept with its lanes in ShiftRows order:
 /// each round's output lands in the lane order of the half it is XORed into,
 /// with no shuffle in the rounds.
-#[inline]
-#[target_feature(enable = "aes,avx")]
-fn round<const DEC: bool>(src: &[__m128i; 8], dst: &mut [__m128i; 8], k: &KeyedPre) {
-    let mask = _mm_set1_epi8(0x0f);
-    let zero = _mm_setzero_si128();
+#[inline(always)]
+unsafe fn round<V: Slices, const DEC: bool>(src: &[V; 8], dst: &mut [V; 8], k: &KeyedPre) {
+    // SAFETY: the caller runs with `V`'s features.
+    let mask = unsafe { V::low_nibbles() };
     // Byte j goes through SBOX 1, 2, 3, 4, 2, 3, 4, 1 (RFC 3713, 2.4.1).
     let post: [&[[u8; 16]; 2]; 8] = if DEC {
         [
@@ -322,13 +386,12 @@ fn round<const DEC: bool>(src: &[__m128i; 8], dst: &mut [__m128i; 8], k: &KeyedP
     };
     let mut y = *src;
     for j in 0..8 {
-        let t = filter(y[j], &k.t[j], mask);
-        let t = if DEC {
-            _mm_aesdeclast_si128(t, zero)
-        } else {
-            _mm_aesenclast_si128(t, zero)
+        // SAFETY: the caller runs with `V`'s features.
+        y[j] = unsafe {
+            let t = filter(y[j], &k.t[j], mask);
+            let t = if DEC { t.dec_last() } else { t.enc_last() };
+            filter(t, post[j], mask)
         };
-        y[j] = filter(t, post[j], mask);
     }
     // The P-function: y[d] ^= y[s] in this order leaves z1..z4 in y[4..8]
     // and z5..z8 in y[0..4].
@@ -351,94 +414,133 @@ fn round<const DEC: bool>(src: &[__m128i; 8], dst: &mut [__m128i; 8], k: &KeyedP
         (7, 2),
     ];
     for (d, s) in P {
-        y[d] = _mm_xor_si128(y[d], y[s]);
+        // SAFETY: the caller runs with `V`'s features.
+        y[d] = unsafe { y[d].xor(y[s]) };
     }
     for j in 0..8 {
-        dst[j] = _mm_xor_si128(dst[j], y[(j + 4) % 8]);
+        // SAFETY: the caller runs with `V`'s features.
+        dst[j] = unsafe { dst[j].xor(y[(j + 4) % 8]) };
     }
 }
 
 /// `d ^= t <<< 1` for 32-bit words held as four byte registers, most
 /// significant first.
-#[inline]
-#[target_feature(enable = "avx")]
-fn rol1_xor(t: &[__m128i; 4], d: &mut [__m128i]) {
-    let zero = _mm_setzero_si128();
+#[inline(always)]
+unsafe fn rol1_xor<V: Slices>(t: &[V; 4], d: &mut [V]) {
     // All ones in a lane whose byte has its top bit set.
-    let top = t.map(|t| _mm_cmpgt_epi8(zero, t));
+    let mut top = *t;
+    for x in &mut top {
+        // SAFETY: the caller runs with `V`'s features.
+        *x = unsafe { x.sign() };
+    }
     for j in 0..4 {
-        let doubled = _mm_add_epi8(t[j], t[j]);
         // Subtracting all ones sets the low bit the next byte's top bit gives.
-        d[j] = _mm_xor_si128(d[j], _mm_sub_epi8(doubled, top[(j + 1) % 4]));
+        // SAFETY: the caller runs with `V`'s features.
+        d[j] = unsafe { d[j].xor(t[j].add8(t[j]).sub8(top[(j + 1) % 4])) };
+    }
+}
+
+/// `v[j] & key byte j` for the first four registers of a half.
+#[inline(always)]
+unsafe fn and_key<V: Slices>(v: &[V; 8], k: &Bytes8) -> [V; 4] {
+    let mut t = [v[0]; 4];
+    for j in 0..4 {
+        // SAFETY: the caller runs with `V`'s features.
+        t[j] = unsafe { v[j].and(V::splat(&k.b[j])) };
+    }
+    t
+}
+
+/// `v[j] ^= v[4 + j] | key byte 4 + j` for the first four registers.
+#[inline(always)]
+unsafe fn xor_or_key<V: Slices>(v: &mut [V; 8], k: &Bytes8) {
+    for j in 0..4 {
+        // SAFETY: the caller runs with `V`'s features.
+        v[j] = unsafe { v[j].xor(v[4 + j].or(V::splat(&k.b[4 + j]))) };
     }
 }
 
 /// FL (RFC 3713, 2.4.2) on a half of eight byte registers.
-#[inline]
-#[target_feature(enable = "avx")]
-fn fl(v: &mut [__m128i; 8], k: &Bytes8) {
-    let kb = k.b.map(|b| load(&b));
-    let t = [0, 1, 2, 3].map(|j| _mm_and_si128(v[j], kb[j]));
-    rol1_xor(&t, &mut v[4..]);
-    for j in 0..4 {
-        v[j] = _mm_xor_si128(v[j], _mm_or_si128(v[4 + j], kb[4 + j]));
+#[inline(always)]
+unsafe fn fl<V: Slices>(v: &mut [V; 8], k: &Bytes8) {
+    // SAFETY: the caller runs with `V`'s features.
+    unsafe {
+        let t = and_key(v, k);
+        rol1_xor(&t, &mut v[4..]);
+        xor_or_key(v, k);
     }
 }
 
 /// FL^-1 (RFC 3713, 2.4.3) on a half of eight byte registers.
-#[inline]
-#[target_feature(enable = "avx")]
-fn fl_inv(w: &mut [__m128i; 8], k: &Bytes8) {
-    let kb = k.b.map(|b| load(&b));
-    for j in 0..4 {
-        w[j] = _mm_xor_si128(w[j], _mm_or_si128(w[4 + j], kb[4 + j]));
+#[inline(always)]
+unsafe fn fl_inv<V: Slices>(w: &mut [V; 8], k: &Bytes8) {
+    // SAFETY: the caller runs with `V`'s features.
+    unsafe {
+        xor_or_key(w, k);
+        let t = and_key(w, k);
+        rol1_xor(&t, &mut w[4..]);
     }
-    let t = [0, 1, 2, 3].map(|j| _mm_and_si128(w[j], kb[j]));
-    rol1_xor(&t, &mut w[4..]);
 }
 
-/// The 16x16 byte transpose (its own inverse): four rounds of byte unpacks.
-#[inline]
-#[target_feature(enable = "avx")]
-fn transpose(r: &mut [__m128i; 16]) {
+/// The 16x16 byte transpose of each lane (its own inverse): four rounds of
+/// byte unpacks.
+#[inline(always)]
+unsafe fn transpose<V: Slices>(r: &mut [V; 16]) {
     for _ in 0..4 {
-        let mut n = [_mm_setzero_si128(); 16];
+        let mut n = *r;
         for i in 0..8 {
-            n[2 * i] = _mm_unpacklo_epi8(r[i], r[i + 8]);
-            n[2 * i + 1] = _mm_unpackhi_epi8(r[i], r[i + 8]);
+            // SAFETY: the caller runs with `V`'s features.
+            unsafe {
+                n[2 * i] = r[i].unpacklo8(r[i + 8]);
+                n[2 * i + 1] = r[i].unpackhi8(r[i + 8]);
+            }
         }
         *r = n;
     }
 }
 
-#[target_feature(enable = "aes,avx")]
-unsafe fn crypt16_aesni(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
-    // SAFETY: 256 readable bytes at `input` (the caller's promise).
-    let mut r: [__m128i; BLOCKS] =
-        core::array::from_fn(|b| unsafe { _mm_loadu_si128(input.add(16 * b).cast()) });
-    {
+/// The kernel over `V::BLOCKS` blocks.
+///
+/// # Safety
+/// Runs inside a function compiled with `V`'s features, on a CPU that has
+/// them; `V::BLOCKS` blocks readable at `input` and writable at `output`.
+#[inline(always)]
+unsafe fn crypt<V: Slices>(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
+    // SAFETY: `V`'s features (the caller's promise) for every operation;
+    // `load_block` and `store_block` touch the `V::BLOCKS` blocks at
+    // `input` and `output`.
+    unsafe {
+        let mut r = [V::zero(); 16];
+        for (b, r) in r.iter_mut().enumerate() {
+            *r = V::load_block(input, b);
+        }
         transpose(&mut r);
-        let mut left: [__m128i; 8] = r[..8].try_into().expect("8 registers");
-        let mut right: [__m128i; 8] = r[8..].try_into().expect("8 registers");
+        let mut left: [V; 8] = r[..8].try_into().expect("8 registers");
+        let mut right: [V; 8] = r[8..].try_into().expect("8 registers");
         xor_key(&mut left, &keys.kw[0]);
         xor_key(&mut right, &keys.kw[1]);
-        let sr = load(&SHIFT_ROWS);
+        let sr = V::splat(&SHIFT_ROWS);
         for r in &mut right {
-            *r = _mm_shuffle_epi8(*r, sr);
+            *r = r.shuffle(sr);
         }
         for g in 0..keys.groups {
             if g > 0 {
                 fl(&mut left, &keys.ke[2 * g - 2]);
                 fl_inv(&mut right, &keys.ke[2 * g - 1]);
             }
-            for i in 0..3 {
-                round::<false>(&left, &mut right, &keys.k[6 * g + 2 * i]);
-                round::<true>(&right, &mut left, &keys.k[6 * g + 2 * i + 1]);
-            }
+            // Six rounds written out: as a loop, its back edge cost register
+            // moves and a store-reload of the state.
+            let k = &keys.k[6 * g..6 * g + 6];
+            round::<V, false>(&left, &mut right, &k[0]);
+            round::<V, true>(&right, &mut left, &k[1]);
+            round::<V, false>(&left, &mut right, &k[2]);
+            round::<V, true>(&right, &mut left, &k[3]);
+            round::<V, false>(&left, &mut right, &k[4]);
+            round::<V, true>(&right, &mut left, &k[5]);
         }
-        let inv_sr = load(&INV_SHIFT_ROWS);
+        let inv_sr = V::splat(&INV_SHIFT_ROWS);
         for r in &mut right {
-            *r = _mm_shuffle_epi8(*r, inv_sr);
+            *r = r.shuffle(inv_sr);
         }
         xor_key(&mut right, &keys.kw[2]);
         xor_key(&mut left, &keys.kw[3]);
@@ -446,8 +548,209 @@ unsafe fn crypt16_aesni(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
         r[8..].copy_from_slice(&left);
         transpose(&mut r);
         for (b, r) in r.into_iter().enumerate() {
-            // SAFETY: 256 writable bytes at `output` (the caller's promise).
-            unsafe { _mm_storeu_si128(output.add(16 * b).cast(), r) };
+            r.store_block(output, b);
         }
+    }
+}
+
+#[target_feature(enable = "aes,avx")]
+unsafe fn crypt16_aesni(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
+    // SAFETY: compiled with AES-NI and AVX, which the caller checked; the
+    // pointers as the caller promised.
+    unsafe { crypt::<__m128i>(keys, input, output) }
+}
+
+#[target_feature(enable = "aes,vaes,avx2")]
+unsafe fn crypt32_vaes(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
+    // SAFETY: compiled with VAES and AVX2, which the caller checked; the
+    // pointers as the caller promised.
+    unsafe { crypt::<__m256i>(keys, input, output) }
+}
+
+/// 16 blocks in xmm registers (AES-NI and AVX).
+impl Slices for __m128i {
+    #[inline(always)]
+    unsafe fn load_block(p: *const u8, b: usize) -> Self {
+        // SAFETY: the caller passes 16 readable blocks at `p`.
+        unsafe { _mm_loadu_si128(p.add(16 * b).cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_block(self, p: *mut u8, b: usize) {
+        // SAFETY: the caller passes 16 writable blocks at `p`.
+        unsafe { _mm_storeu_si128(p.add(16 * b).cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn splat(t: &[u8; 16]) -> Self {
+        // SAFETY: `t` is 16 readable bytes; the caller runs with AES-NI and AVX.
+        unsafe { _mm_loadu_si128(t.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_setzero_si128() }
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles() -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_set1_epi8(0x0f) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_xor_si128(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_and_si128(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn andnot(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_andnot_si128(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_or_si128(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn shr4(self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_srli_epi32::<4>(self) }
+    }
+    #[inline(always)]
+    unsafe fn shuffle(self, idx: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_shuffle_epi8(self, idx) }
+    }
+    #[inline(always)]
+    unsafe fn enc_last(self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_aesenclast_si128(self, Self::zero()) }
+    }
+    #[inline(always)]
+    unsafe fn dec_last(self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_aesdeclast_si128(self, Self::zero()) }
+    }
+    #[inline(always)]
+    unsafe fn sign(self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_cmpgt_epi8(_mm_setzero_si128(), self) }
+    }
+    #[inline(always)]
+    unsafe fn add8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_add_epi8(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn sub8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_sub_epi8(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn unpacklo8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_unpacklo_epi8(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn unpackhi8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_unpackhi_epi8(self, o) }
+    }
+}
+
+/// 32 blocks in ymm registers (VAES and AVX2).
+impl Slices for __m256i {
+    #[inline(always)]
+    unsafe fn load_block(p: *const u8, b: usize) -> Self {
+        // SAFETY: the caller passes 32 readable blocks at `p`.
+        unsafe { _mm256_loadu2_m128i(p.add(16 * (b + 16)).cast(), p.add(16 * b).cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_block(self, p: *mut u8, b: usize) {
+        // SAFETY: the caller passes 32 writable blocks at `p`.
+        unsafe { _mm256_storeu2_m128i(p.add(16 * (b + 16)).cast(), p.add(16 * b).cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn splat(t: &[u8; 16]) -> Self {
+        // SAFETY: `t` is 16 readable bytes; the caller runs with VAES and AVX2.
+        unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast())) }
+    }
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles() -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_set1_epi8(0x0f) }
+    }
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_xor_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_and_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn andnot(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_andnot_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_or_si256(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn shr4(self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_srli_epi32::<4>(self) }
+    }
+    #[inline(always)]
+    unsafe fn shuffle(self, idx: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_shuffle_epi8(self, idx) }
+    }
+    #[inline(always)]
+    unsafe fn enc_last(self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_aesenclast_epi128(self, Self::zero()) }
+    }
+    #[inline(always)]
+    unsafe fn dec_last(self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_aesdeclast_epi128(self, Self::zero()) }
+    }
+    #[inline(always)]
+    unsafe fn sign(self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_cmpgt_epi8(_mm256_setzero_si256(), self) }
+    }
+    #[inline(always)]
+    unsafe fn add8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_add_epi8(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn sub8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_sub_epi8(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn unpacklo8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_unpacklo_epi8(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn unpackhi8(self, o: Self) -> Self {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { _mm256_unpackhi_epi8(self, o) }
     }
 }
