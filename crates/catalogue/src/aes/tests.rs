@@ -176,6 +176,13 @@ fn every_backend_ctr_carries_across_both_wraps_and_chains() {
             // can), again and again over 600 blocks.
             hex!("000000000000000000000000000001f8"),
             hex!("0000000000000000000000000000fefb"),
+            // The low 64 bits wrap exactly at the end of a wide batch (16 or
+            // 32 blocks) inside the second call, which starts 17 blocks on:
+            // the register counters must not go on past it without the carry.
+            hex!("00000000000000aaffffffffffffffdf"),
+            hex!("00000000000000aaffffffffffffffcf"),
+            hex!("00000000000000aaffffffffffffffaf"),
+            hex!("00000000000000aaffffffffffffff6f"),
         ] {
             let mut data = vec![0u8; 600 * 16 + 5];
             let mut expect = data.clone();

@@ -480,13 +480,14 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
         if V::N > 1 {
             // Two or four blocks a register: the counters made in registers
             // (a 64-bit add, a byte reversal and the XOR with k[0] a
-            // register) instead of a scalar add, swap and store a block;
-            // a batch that carries out of the low 64 bits takes the buffer
-            // path below.
+            // register) instead of a scalar add, swap and store a block.
+            // Only while neither the batch nor the step to the next one
+            // carries out of the low 64 bits (the register adds do not carry
+            // into the high half); from there the buffer path goes on.
             let step: [V; W] = each(|j| counters::<V>((j * V::N) as u128));
             let inc = V::splat(&(nb as u128).to_le_bytes());
             let mut base = V::splat(&c.to_le_bytes());
-            while data.len() - done >= nb * 16 && (c as u64).checked_add(nb as u64 - 1).is_some() {
+            while data.len() - done >= nb * 16 && (c as u64).checked_add(nb as u64).is_some() {
                 let p = data.as_mut_ptr().add(done);
                 let mut s: [V; W] = each(|j| base.add64(step[j]).bswap().xor(k[0]));
                 rounds_but_last::<V, NR, W, true>(&k, &mut s, |_| {});
