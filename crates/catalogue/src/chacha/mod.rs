@@ -361,4 +361,4 @@ fn xor_block_words(words: &[u32; 16], out: &mut [u8]) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -6,20 +6,20 @@ use chacha20::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
 use hex_literal::hex;
 
 /// splitmix64: reproducible cases without a dependency.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
-    fn fill(&mut self, b: &mut [u8]) {
+    pub(crate) fn fill(&mut self, b: &mut [u8]) {
         for x in b {
             *x = self.next() as u8;
         }
@@ -29,7 +29,7 @@ impl Rng {
 /// The backends this CPU runs; a note for each it lacks (never skipped
 /// silently). Fails if none but the portable one is exercised where the
 /// architecture has SIMD and the CPU reports it.
-fn backends() -> Vec<ChaChaImpl> {
+pub(crate) fn backends() -> Vec<ChaChaImpl> {
     let mut out = Vec::new();
     for &imp in implementations() {
         if runnable(imp) {

@@ -92,23 +92,22 @@ fn mul_x(v: u128) -> u128 {
 /// `H^16, H^15, .., H^1` in POLYVAL's field (the order the kernels load).
 pub(crate) type Powers = [u128; 16];
 
-/// A GHASH key and running hash, in POLYVAL form.
-struct Ghash {
+/// A GHASH key in POLYVAL form: `H` and its powers, computed once per AES
+/// key (15 field multiplications), not once per message.
+struct GhashKey {
     imp: GhashImpl,
     powers: Powers,
-    acc: u128,
 }
 
-impl Drop for Ghash {
+impl Drop for GhashKey {
     fn drop(&mut self) {
         self.powers.zeroize();
-        self.acc.zeroize();
     }
 }
 
-impl Ghash {
+impl GhashKey {
     /// `h`: the 16 bytes of AES_K(0), as SP 800-38D defines H.
-    fn new(imp: GhashImpl, h: &[u8; 16]) -> Ghash {
+    fn new(imp: GhashImpl, h: &[u8; 16]) -> GhashKey {
         assert!(
             imp.runnable(),
             "GHASH backend {} not on this CPU",
@@ -120,14 +119,15 @@ impl Ghash {
         for k in (0..16).rev() {
             powers[k] = p;
             if k > 0 {
-                p = Ghash::mul(imp, p, h);
+                p = GhashKey::mul(imp, p, h);
             }
         }
-        Ghash {
-            imp,
-            powers,
-            acc: 0,
-        }
+        GhashKey { imp, powers }
+    }
+
+    /// A running hash of a new message.
+    fn start(&self) -> Ghash<'_> {
+        Ghash { key: self, acc: 0 }
     }
 
     fn mul(imp: GhashImpl, a: u128, b: u128) -> u128 {
@@ -141,7 +141,21 @@ impl Ghash {
             }
         }
     }
+}
 
+/// A running GHASH under a key.
+struct Ghash<'k> {
+    key: &'k GhashKey,
+    acc: u128,
+}
+
+impl Drop for Ghash<'_> {
+    fn drop(&mut self) {
+        self.acc.zeroize();
+    }
+}
+
+impl Ghash<'_> {
     /// Absorbs `data`, the last partial block padded with zeros.
     fn update_padded(&mut self, data: &[u8]) {
         let whole = data.len() / 16 * 16;
@@ -157,13 +171,14 @@ impl Ghash {
     /// Absorbs whole blocks.
     fn blocks(&mut self, data: &[u8]) {
         debug_assert_eq!(data.len() % 16, 0);
-        // SAFETY: `new` checked that the CPU has the backend's features.
+        let k = self.key;
+        // SAFETY: `GhashKey::new` checked that the CPU has the backend's features.
         unsafe {
-            match self.imp {
+            match k.imp {
                 #[cfg(target_arch = "aarch64")]
-                GhashImpl::Pmull => aarch64_pmull::update(&mut self.acc, &self.powers, data),
+                GhashImpl::Pmull => aarch64_pmull::update(&mut self.acc, &k.powers, data),
                 #[cfg(target_arch = "x86_64")]
-                GhashImpl::Vpclmul256 => x86_vpclmul::update(&mut self.acc, &self.powers, data),
+                GhashImpl::Vpclmul256 => x86_vpclmul::update(&mut self.acc, &k.powers, data),
             }
         }
     }
@@ -177,14 +192,7 @@ impl Ghash {
 /// AES-GCM with a 96-bit nonce and a 128-bit tag on our kernels.
 pub struct AesGcm {
     aes: AesModes,
-    h: [u8; 16],
-    imp: GhashImpl,
-}
-
-impl Drop for AesGcm {
-    fn drop(&mut self) {
-        self.h.zeroize();
-    }
+    ghash: GhashKey,
 }
 
 impl AesGcm {
@@ -203,17 +211,19 @@ impl AesGcm {
         }
         let mut h = [0u8; 16];
         aes.ecb_encrypt(&mut h);
-        Some(AesGcm { aes, h, imp })
+        let ghash = GhashKey::new(imp, &h);
+        h.zeroize();
+        Some(AesGcm { aes, ghash })
     }
 
     /// The GHASH backend.
     pub fn ghash(&self) -> GhashImpl {
-        self.imp
+        self.ghash.imp
     }
 
     /// The implementation's name: AES backend and GHASH backend.
     pub fn name(&self) -> String {
-        format!("{}+{}", self.aes.backend().name(), self.imp.name())
+        format!("{}+{}", self.aes.backend().name(), self.ghash.imp.name())
     }
 
     /// The tag mask `E_K(J0)` and the first data counter `inc32(J0)`.
@@ -228,7 +238,7 @@ impl AesGcm {
     }
 
     /// The tag over `aad` and the ciphertext `ct`, masked with `mask`.
-    fn tag(&self, ghash: &mut Ghash, aad_len: usize, ct_len: usize, mask: &[u8; 16]) -> [u8; 16] {
+    fn tag(ghash: &mut Ghash, aad_len: usize, ct_len: usize, mask: &[u8; 16]) -> [u8; 16] {
         let mut lens = [0u8; 16];
         lens[..8].copy_from_slice(&(aad_len as u64 * 8).to_be_bytes());
         lens[8..].copy_from_slice(&(ct_len as u64 * 8).to_be_bytes());
@@ -254,13 +264,13 @@ impl AesGcm {
     pub fn seal(&self, nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
         AesGcm::check_len(data.len());
         let (mut mask, mut ctr) = self.j0(nonce);
-        let mut ghash = Ghash::new(self.imp, &self.h);
+        let mut ghash = self.ghash.start();
         ghash.update_padded(aad);
         for chunk in data.chunks_mut(CHUNK) {
             self.aes.ctr_apply(&mut ctr, chunk);
             ghash.update_padded(chunk);
         }
-        let tag = self.tag(&mut ghash, aad.len(), data.len(), &mask);
+        let tag = AesGcm::tag(&mut ghash, aad.len(), data.len(), &mask);
         mask.zeroize();
         tag
     }
@@ -278,19 +288,17 @@ impl AesGcm {
             return Err(crate::aead::AuthError);
         }
         let (mut mask, mut ctr) = self.j0(nonce);
-        let mut ghash = Ghash::new(self.imp, &self.h);
+        let mut ghash = self.ghash.start();
         ghash.update_padded(aad);
         ghash.update_padded(data);
-        let mut want = self.tag(&mut ghash, aad.len(), data.len(), &mask);
+        let mut want = AesGcm::tag(&mut ghash, aad.len(), data.len(), &mask);
         mask.zeroize();
         let ok = bool::from(want.ct_eq(tag));
         want.zeroize();
         if !ok {
             return Err(crate::aead::AuthError);
         }
-        for chunk in data.chunks_mut(CHUNK) {
-            self.aes.ctr_apply(&mut ctr, chunk);
-        }
+        self.aes.ctr_apply(&mut ctr, data);
         Ok(())
     }
 }

@@ -48,14 +48,18 @@ fn finish(acc: [__m128i; 3]) -> __m128i {
     reduce(lo, hi)
 }
 
-/// A u128 as a register, its low half in lane 0.
-///
-/// # Safety
-/// None beyond plain data: both are 16 bytes, and x86 is little-endian.
+/// A u128 as a register, its low half in lane 0 (x86 is little-endian).
 #[inline(always)]
-unsafe fn m128(x: u128) -> __m128i {
+fn m128(x: u128) -> __m128i {
     // SAFETY: u128 and __m128i are both 16 bytes of plain data.
     unsafe { core::mem::transmute::<u128, __m128i>(x) }
+}
+
+/// The register as a u128 (the inverse of [`m128`]).
+#[inline(always)]
+fn u128_of(x: __m128i) -> u128 {
+    // SAFETY: as in `m128`.
+    unsafe { core::mem::transmute::<__m128i, u128>(x) }
 }
 
 /// POLYVAL's product `a · b · x^-128` (key set-up: the powers of H).
@@ -64,13 +68,10 @@ unsafe fn m128(x: u128) -> __m128i {
 /// The CPU must have PCLMULQDQ.
 #[target_feature(enable = "pclmulqdq,sse2")]
 pub(super) unsafe fn mul(a: u128, b: u128) -> u128 {
-    // SAFETY: u128 and __m128i are both 16 plain bytes; x86 is little-endian,
-    // so the u128's low half is lane 0.
-    let (a, b): (__m128i, __m128i) = unsafe { (m128(a), m128(b)) };
+    let (a, b) = (m128(a), m128(b));
     let mut acc = [_mm_setzero_si128(); 3];
     mul_acc128(a, b, &mut acc);
-    // SAFETY: as above.
-    unsafe { core::mem::transmute::<__m128i, u128>(finish(acc)) }
+    u128_of(finish(acc))
 }
 
 /// Adds the schoolbook products of the two lanes of `x` and `k`.
@@ -124,8 +125,7 @@ fn fold_lanes(acc: [__m256i; 3]) -> [__m128i; 3] {
 #[target_feature(enable = "avx2,pclmulqdq,vpclmulqdq")]
 pub(super) unsafe fn update(acc: &mut u128, powers: &Powers, data: &[u8]) {
     let rev = _mm256_broadcastsi128_si256(rev128());
-    // SAFETY: as in `mul`.
-    let mut a = unsafe { m128(*acc) };
+    let mut a = m128(*acc);
     let pw = powers.as_ptr().cast::<u8>();
     let mut keys = [_mm256_setzero_si256(); 8];
     let mut kmid = [_mm256_setzero_si256(); 8];
@@ -188,6 +188,5 @@ pub(super) unsafe fn update(acc: &mut u128, powers: &Powers, data: &[u8]) {
         }
         a = finish(t);
     }
-    // SAFETY: as in `mul`.
-    *acc = unsafe { core::mem::transmute::<__m128i, u128>(a) };
+    *acc = u128_of(a);
 }

@@ -18,7 +18,7 @@
 //! is 27 instructions of inline assembly (about 28.4 per block with the load
 //! and the loop, 1.78 per byte).
 
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 /// Bytes per Poly1305 block.
 pub const BLOCK: usize = 16;
@@ -180,35 +180,36 @@ impl Poly1305Hash {
         self.h = h;
     }
 
+    /// Absorbs the whole blocks of `data` and returns the rest (0-15 bytes)
+    /// copied into a zeroed block, if there is one.
+    fn whole_blocks_then_rest(&mut self, data: &[u8]) -> Option<(Zeroizing<[u8; BLOCK]>, usize)> {
+        let whole = data.len() / BLOCK * BLOCK;
+        self.update_blocks(&data[..whole]);
+        let rest = &data[whole..];
+        (!rest.is_empty()).then(|| {
+            let mut last = Zeroizing::new([0u8; BLOCK]);
+            last[..rest.len()].copy_from_slice(rest);
+            (last, rest.len())
+        })
+    }
+
     /// Absorbs `data` zero-padded to a multiple of 16 bytes, every block a
     /// full one: the `pad16` of the ChaCha20-Poly1305 MAC input (RFC 8439
     /// section 2.8).
     pub fn update_padded(&mut self, data: &[u8]) {
-        let whole = data.len() / BLOCK * BLOCK;
-        self.update_blocks(&data[..whole]);
-        let rest = &data[whole..];
-        if !rest.is_empty() {
-            let mut last = [0u8; BLOCK];
-            last[..rest.len()].copy_from_slice(rest);
-            self.update_blocks(&last);
-            last.zeroize();
+        if let Some((last, _)) = self.whole_blocks_then_rest(data) {
+            self.update_blocks(&*last);
         }
     }
 
     /// Absorbs a whole message: full blocks, then a last partial block padded
     /// with a 1 byte and zeros as Poly1305 pads it (RFC 8439 section 2.5.1).
     pub fn update_message(&mut self, data: &[u8]) {
-        let whole = data.len() / BLOCK * BLOCK;
-        self.update_blocks(&data[..whole]);
-        let rest = &data[whole..];
-        if !rest.is_empty() {
-            let mut last = [0u8; BLOCK];
-            last[..rest.len()].copy_from_slice(rest);
-            last[rest.len()] = 1;
+        if let Some((mut last, len)) = self.whole_blocks_then_rest(data) {
+            last[len] = 1;
             let mut h = self.h;
-            self.absorb(&mut h, u128::from_le_bytes(last), 0);
+            self.absorb(&mut h, u128::from_le_bytes(*last), 0);
             self.h = h;
-            last.zeroize();
         }
     }
 

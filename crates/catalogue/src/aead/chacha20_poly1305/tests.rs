@@ -2,36 +2,15 @@
 //! oracle on random lengths (across chunk boundaries), and tampering.
 
 use super::*;
-use crate::chacha::{implementations, runnable};
+use crate::chacha::tests::{Rng, backends};
 use aws_lc_rs::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
 use hex_literal::hex;
 
-/// The backends this CPU runs, the dispatched one among them.
-fn backends() -> Vec<ChaChaImpl> {
-    let out: Vec<_> = implementations()
-        .iter()
-        .copied()
-        .filter(|&i| runnable(i))
-        .collect();
-    println!("ChaCha20-Poly1305 tested on: {out:?}");
-    assert!(out.contains(&crate::dispatch::chacha()));
-    out
-}
-
-/// splitmix64: reproducible cases without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
+/// A vector of `n` bytes from `rng`.
+fn bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    rng.fill(&mut v);
+    v
 }
 
 /// AWS-LC's seal: (ciphertext, tag).
@@ -147,11 +126,11 @@ fn equals_aws_lc_on_random_lengths() {
     }
     let aead_of: Vec<_> = backends().into_iter().collect();
     for (i, &len) in lens.iter().enumerate() {
-        let key: [u8; 32] = rng.bytes(32).try_into().unwrap();
-        let nonce: [u8; 12] = rng.bytes(12).try_into().unwrap();
+        let key: [u8; 32] = bytes(&mut rng, 32).try_into().unwrap();
+        let nonce: [u8; 12] = bytes(&mut rng, 12).try_into().unwrap();
         let aad_len = (rng.next() % 2000) as usize;
-        let aad = rng.bytes(aad_len);
-        let pt = rng.bytes(len);
+        let aad = bytes(&mut rng, aad_len);
+        let pt = bytes(&mut rng, len);
         let (ct, tag) = aws_lc_seal(&key, &nonce, &aad, &pt);
         for &imp in &aead_of {
             let what = format!("{imp:?} case {i}: data {len} aad {}", aad.len());
@@ -174,11 +153,11 @@ fn tampering_is_rejected_and_releases_nothing() {
     let mut rng = Rng(0x7a3b_e4ed);
     for imp in backends() {
         for len in [0, 1, 16, 100, CHUNK + 33] {
-            let key: [u8; 32] = rng.bytes(32).try_into().unwrap();
-            let nonce: [u8; 12] = rng.bytes(12).try_into().unwrap();
-            let aad = rng.bytes(21);
+            let key: [u8; 32] = bytes(&mut rng, 32).try_into().unwrap();
+            let nonce: [u8; 12] = bytes(&mut rng, 12).try_into().unwrap();
+            let aad = bytes(&mut rng, 21);
             let aead = ChaCha20Poly1305::new(imp, &key);
-            let mut ct = rng.bytes(len);
+            let mut ct = bytes(&mut rng, len);
             let tag = aead.seal(&nonce, &aad, &mut ct);
             let rejected =
                 |aad: &[u8], nonce: &[u8; 12], data: &[u8], tag: &[u8; 16], what: &str| {
