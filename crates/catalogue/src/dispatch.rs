@@ -84,6 +84,15 @@ pub fn aes() -> AesImpl {
     aes_for(cpu::features())
 }
 
+/// Whether AES-CBC encryption runs AWS-LC's vector-permute AES
+/// ([`crate::aes::aws_lc_cbc`]) rather than ours: at the SSSE3 tier (x86
+/// without AES-NI), where our eight-block bitsliced code spends eight blocks'
+/// work on each block of a chain, and only when AWS-LC has been told the
+/// mask (otherwise it would run AES-NI the mask hides).
+pub fn aes_cbc_encrypt_aws_lc() -> bool {
+    cfg!(target_arch = "x86_64") && aes() == AesImpl::Ssse3 && cpu::libraries_configured()
+}
+
 /// What the `aes` crate runs on this hardware (it cannot be told the mask).
 pub fn aes_crate_choice() -> AesImpl {
     aes_for(cpu::detected())

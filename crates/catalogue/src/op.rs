@@ -239,11 +239,11 @@ pub fn build_with(
                 IvGen::EssivSha256 => Some(essiv_cipher(spec.algorithm, key)?),
                 _ => None,
             };
-            Ok(Box::new(BlockOp {
-                spec,
-                modes: block_modes(spec.algorithm, key, repeats)?,
-                essiv,
-            }))
+            let mut modes = block_modes(spec.algorithm, key, repeats)?;
+            if spec.mode == Mode::Cbc {
+                modes = library_cbc_encrypt(spec.algorithm, key, modes);
+            }
+            Ok(Box::new(BlockOp { spec, modes, essiv }))
         }
     }
 }
@@ -376,6 +376,59 @@ pub fn block_modes(
         (Algorithm::Rc4 | Algorithm::ChaCha20, _) => {
             Err(SpecError::ModeNotSupported(algorithm, Mode::Ecb).into())
         }
+    }
+}
+
+/// `modes` with CBC encryption handed to AWS-LC where
+/// [`dispatch::aes_cbc_encrypt_aws_lc`] says so (CBC rows only, so that the
+/// other rows' implementation names stay true).
+fn library_cbc_encrypt(
+    algorithm: Algorithm,
+    key: &[u8],
+    modes: Box<dyn CipherModes>,
+) -> Box<dyn CipherModes> {
+    #[cfg(target_arch = "x86_64")]
+    if algorithm == Algorithm::Aes
+        && dispatch::aes_cbc_encrypt_aws_lc()
+        && let Some(enc) = crate::aes::aws_lc_cbc::AwsLcCbcEncrypt::new(key)
+    {
+        return Box::new(AwsLcCbc { modes, enc });
+    }
+    let _ = (algorithm, key);
+    modes
+}
+
+/// Our AES modes with CBC encryption by AWS-LC (see
+/// [`crate::aes::aws_lc_cbc`]).
+#[cfg(target_arch = "x86_64")]
+struct AwsLcCbc {
+    modes: Box<dyn CipherModes>,
+    enc: crate::aes::aws_lc_cbc::AwsLcCbcEncrypt,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl CipherModes for AwsLcCbc {
+    fn block_size(&self) -> usize {
+        16
+    }
+    fn backend(&self) -> &'static str {
+        "ssse3+aws-lc:vpaes-cbc-enc"
+    }
+    fn ecb_encrypt(&mut self, data: &mut [u8]) {
+        self.modes.ecb_encrypt(data)
+    }
+    fn ecb_decrypt(&mut self, data: &mut [u8]) {
+        self.modes.ecb_decrypt(data)
+    }
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        let iv: &mut [u8; 16] = iv.try_into().expect("a 16-byte IV");
+        self.enc.encrypt(iv, data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.modes.cbc_decrypt(iv, data)
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        self.modes.ctr_apply(counter, data)
     }
 }
 

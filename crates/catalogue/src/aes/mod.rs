@@ -30,6 +30,8 @@ use crate::dispatch::{self, AesImpl};
 mod aarch64_ce;
 #[cfg(target_arch = "aarch64")]
 pub mod aarch64_neon;
+#[cfg(target_arch = "x86_64")]
+pub mod aws_lc_cbc;
 pub(crate) mod bitsliced;
 #[cfg(any(target_arch = "aarch64", target_arch = "x86_64"))]
 pub(crate) mod simd128;
