@@ -176,11 +176,14 @@ pub fn serpent() -> &'static str {
 
 /// Which Camellia implementation runs for features `f`: `"vaes-avx2"` (32
 /// blocks byte-sliced in ymm registers, S-boxes with VAES; x86-64),
-/// `"aesni-avx"` (16 blocks, S-boxes with AES-NI; x86-64) or `"table"`.
+/// `"aesni-avx2"` (the same without VAES, S-boxes with AES-NI on each
+/// 128-bit half; x86-64) or `"table"`. (`"aesni-avx"`, 16 blocks in xmm
+/// registers, is what the 32-block kernels run on tails; `CpuFeatures`
+/// folds AVX into `avx2`, so no tier chooses it for bulk.)
 pub fn camellia_for(f: CpuFeatures) -> &'static str {
     match (cfg!(target_arch = "x86_64") && f.aes && f.avx2, f.vaes) {
         (true, true) => "vaes-avx2",
-        (true, false) => "aesni-avx",
+        (true, false) => "aesni-avx2",
         (false, _) => "table",
     }
 }
@@ -380,11 +383,11 @@ mod tests {
         assert_eq!(aes_for(at(Tier::Portable)), no_aes);
         assert_eq!(chacha_for(at(Tier::AesniAvx2)), ChaChaImpl::Avx2);
         assert_eq!(camellia_for(at(Tier::VaesAvx2)), "vaes-avx2");
-        assert_eq!(camellia_for(at(Tier::AesniAvx2)), "aesni-avx");
+        assert_eq!(camellia_for(at(Tier::AesniAvx2)), "aesni-avx2");
         assert_eq!(camellia_for(at(Tier::Portable)), "table");
         assert_eq!(
             camellia_for(full.without(parse_mask("vaes").unwrap())),
-            "aesni-avx"
+            "aesni-avx2"
         );
         let no_avx = if ssse3() {
             ChaChaImpl::Ssse3

@@ -285,9 +285,9 @@ pub struct Camellia {
     /// Both directions' keys for the byte-sliced kernels, when they run.
     #[cfg(target_arch = "x86_64")]
     sliced: Option<(Box<SlicedKeys>, Box<SlicedKeys>)>,
-    /// Whether batches of 32 run the VAES kernel (else 16, AES-NI).
+    /// The 32-block kernel batches run, if any (else 16 blocks, AES-NI).
     #[cfg(target_arch = "x86_64")]
-    vaes: bool,
+    wide: Option<aesni::Wide>,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -301,23 +301,33 @@ impl Camellia {
     }
 
     /// Which implementation multi-block calls run: `"vaes-avx2"`,
-    /// `"aesni-avx"` or `"table"`.
+    /// `"aesni-avx2"`, `"aesni-avx"` or `"table"`.
     pub fn backend(&self) -> &'static str {
         #[cfg(target_arch = "x86_64")]
         if self.sliced.is_some() {
-            return if self.vaes { "vaes-avx2" } else { "aesni-avx" };
+            return match self.wide {
+                Some(aesni::Wide::Vaes) => "vaes-avx2",
+                Some(aesni::Wide::AesniAvx2) => "aesni-avx2",
+                None => "aesni-avx",
+            };
         }
         "table"
     }
 
-    /// Expands a key for implementation `backend` (`"vaes-avx2"` or
-    /// `"aesni-avx"` where this CPU has it, otherwise the table code).
+    /// Expands a key for implementation `backend` (`"vaes-avx2"`,
+    /// `"aesni-avx2"` or `"aesni-avx"` where this CPU has it, otherwise the
+    /// table code).
     pub(crate) fn expand_for(key: &[u8], backend: &str) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
             let mut c = Self::schedule(key);
-            c.vaes = backend == "vaes-avx2" && aesni::available_vaes();
-            if c.vaes || (backend == "aesni-avx" && aesni::available()) {
+            c.wide = match backend {
+                "vaes-avx2" => Some(aesni::Wide::Vaes),
+                "aesni-avx2" => Some(aesni::Wide::AesniAvx2),
+                _ => None,
+            }
+            .filter(|&w| aesni::available_wide(w));
+            if c.wide.is_some() || (backend == "aesni-avx" && aesni::available()) {
                 c.sliced = Some((
                     SlicedKeys::new(&c.enc, c.rounds),
                     SlicedKeys::new(&c.dec, c.rounds),
@@ -430,7 +440,7 @@ impl Camellia {
             #[cfg(target_arch = "x86_64")]
             sliced: None,
             #[cfg(target_arch = "x86_64")]
-            vaes: false,
+            wide: None,
         }
     }
 }
@@ -481,10 +491,9 @@ impl BlockCipherEncrypt for Camellia {
         #[cfg(target_arch = "x86_64")]
         if let Some((keys, _)) = &self.sliced {
             let s = Sliced(keys, Backend(&self.enc, self.rounds));
-            return if self.vaes {
-                f.call(&Wide(s))
-            } else {
-                f.call(&s)
+            return match self.wide {
+                Some(w) => f.call(&Wide(s, w)),
+                None => f.call(&s),
             };
         }
         f.call(&Backend(&self.enc, self.rounds));
@@ -497,10 +506,9 @@ impl BlockCipherDecrypt for Camellia {
         #[cfg(target_arch = "x86_64")]
         if let Some((_, keys)) = &self.sliced {
             let s = Sliced(keys, Backend(&self.dec, self.rounds));
-            return if self.vaes {
-                f.call(&Wide(s))
-            } else {
-                f.call(&s)
+            return match self.wide {
+                Some(w) => f.call(&Wide(s, w)),
+                None => f.call(&s),
             };
         }
         f.call(&Backend(&self.dec, self.rounds));
@@ -667,10 +675,11 @@ impl Sliced<'_> {
 #[cfg(target_arch = "x86_64")]
 backend_traits!(Sliced, U16);
 
-/// x86-64 with VAES and AVX2: 32 blocks byte-sliced in ymm registers; a
-/// tail of 16 or more starts with the AES-NI kernel, the rest as [`Sliced`].
+/// x86-64 with AVX2: 32 blocks byte-sliced in ymm registers (the kernel
+/// given: VAES, or AES-NI on each half); a tail of 16 or more starts with the
+/// 16-block AES-NI kernel, the rest as [`Sliced`].
 #[cfg(target_arch = "x86_64")]
-struct Wide<'a>(Sliced<'a>);
+struct Wide<'a>(Sliced<'a>, aesni::Wide);
 
 #[cfg(target_arch = "x86_64")]
 impl Wide<'_> {
@@ -681,11 +690,11 @@ impl Wide<'_> {
 
     #[inline(always)]
     fn par(&self, blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        const _: () = assert!(aesni::BLOCKS_VAES == 32);
+        const _: () = assert!(aesni::BLOCKS_WIDE == 32);
         let (input, output) = blocks.into_raw();
         // SAFETY: `ParBlocks<Self>` is 32 blocks of 16 bytes, readable at
         // `input` and writable at `output` (`InOut`'s guarantee).
-        unsafe { aesni::crypt32((self.0).0, input.cast(), output.cast()) };
+        unsafe { aesni::crypt32(self.1, (self.0).0, input.cast(), output.cast()) };
     }
 
     /// Fewer than 32 blocks.
@@ -919,7 +928,17 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn vaes_kernel_matches_the_table_code() {
-        check_kernel("vaes-avx2", aesni::BLOCKS_VAES, aesni::available_vaes());
+        let available = aesni::available_wide(aesni::Wide::Vaes);
+        check_kernel("vaes-avx2", aesni::BLOCKS_WIDE, available);
+    }
+
+    /// The 32-block kernel without VAES (AES-NI on each 128-bit half)
+    /// against the table code, 32-block batches and their tails.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn aesni_avx2_kernel_matches_the_table_code() {
+        let available = aesni::available_wide(aesni::Wide::AesniAvx2);
+        check_kernel("aesni-avx2", aesni::BLOCKS_WIDE, available);
     }
 
     /// Random keys of every size against the `camellia` crate.
