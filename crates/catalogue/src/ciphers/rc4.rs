@@ -95,10 +95,11 @@ impl Rc4 {
         // `j` unmasked: the loop-carried chain is one addition per byte, the
         // mask is off it.
         let mut jj = u32::from(j);
+        // S[i + 1], carried from one group to the next.
+        let mut x = s[usize::from(i.wrapping_add(1))];
         for chunk in &mut chunks {
             let base = usize::from(i.wrapping_add(1) & 0xF8);
             let mut ks = 0u64;
-            let mut x = s[base];
             for k in 0..8 {
                 jj = jj.wrapping_add(x);
                 let jx = (jj & 0xFF) as usize;
@@ -107,17 +108,12 @@ impl Rc4 {
                 // rather than after them, so that it never waits on the
                 // address of the store to S[j]; in the rare case (1 in 256)
                 // that S[j] is the next S[i], that store's value replaces it.
-                let next = if k < 7 {
-                    let ni = base | (k + 1);
-                    let mut next = s[ni];
-                    if jx == ni {
-                        core::hint::cold_path();
-                        next = x;
-                    }
-                    next
-                } else {
-                    0
-                };
+                let ni = (base + k + 1) & 0xFF;
+                let mut next = s[ni];
+                if jx == ni {
+                    core::hint::cold_path();
+                    next = x;
+                }
                 s[jx] = x;
                 s[base | k] = y;
                 ks |= u64::from(s[usize::from(x.wrapping_add(y) as u8)]) << (8 * k);
