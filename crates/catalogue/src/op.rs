@@ -306,15 +306,59 @@ fn keyed<C>(
 where
     C: BlockCipherEncrypt + BlockCipherDecrypt + Send + 'static,
 {
+    Ok(Box::new(keyed_concrete(
+        cipher, algorithm, key_len, backend,
+    )?))
+}
+
+/// [`keyed`] before it is boxed as a trait object.
+fn keyed_concrete<C>(
+    cipher: Result<C, cipher::InvalidLength>,
+    algorithm: Algorithm,
+    key_len: usize,
+    backend: &'static str,
+) -> Result<Keyed<C>, CipherError>
+where
+    C: BlockCipherEncrypt + BlockCipherDecrypt + Send + 'static,
+{
     let cipher = cipher.map_err(|_| CipherError::KeyLength {
         spec: algorithm.name().to_string(),
         expected: algorithm.default_key_bits() / 8,
         got: key_len,
     })?;
-    Ok(Box::new(Keyed {
+    Ok(Keyed {
         modes: BlockModes::new(cipher),
         backend,
-    }))
+    })
+}
+
+/// Twofish: the generic modes, but CBC encryption by
+/// [`ciphers::twofish::Twofish::cbc_encrypt`], which keeps the chaining value
+/// in registers.
+struct OwnTwofish(Keyed<ciphers::twofish::Twofish>);
+
+impl CipherModes for OwnTwofish {
+    fn block_size(&self) -> usize {
+        self.0.block_size()
+    }
+    fn backend(&self) -> &'static str {
+        self.0.backend()
+    }
+    fn ecb_encrypt(&mut self, data: &mut [u8]) {
+        self.0.ecb_encrypt(data)
+    }
+    fn ecb_decrypt(&mut self, data: &mut [u8]) {
+        self.0.ecb_decrypt(data)
+    }
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.modes.cipher().cbc_encrypt(block16(iv), data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.cbc_decrypt(iv, data)
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        self.0.ctr_apply(counter, data)
+    }
 }
 
 fn keyed_aes<C>(
@@ -355,12 +399,12 @@ pub fn block_modes(
             n,
             ciphers::serpent_backend(),
         ),
-        (Algorithm::Twofish, _) => keyed(
+        (Algorithm::Twofish, _) => Ok(Box::new(OwnTwofish(keyed_concrete(
             ciphers::twofish::Twofish::new_from_slice(key),
             a,
             n,
             "table",
-        ),
+        )?))),
         (Algorithm::Camellia, _) => keyed(
             ciphers::Camellia::new_from_slice(key),
             a,
@@ -684,7 +728,7 @@ struct OwnAes(crate::aes::AesModes);
 
 fn block16(b: &mut [u8]) -> &mut [u8; 16] {
     b.try_into()
-        .expect("AES IVs and counters are one 16-byte block")
+        .expect("IVs and counters of 16-byte block ciphers are one block")
 }
 
 impl CipherModes for OwnAes {

@@ -9,15 +9,23 @@
 //!
 //! The RustCrypto [`rc4`](https://docs.rs/rc4) 0.2 crate generates one key
 //! stream byte per call of a method on `&mut self` and XORs byte by byte.
-//! On the benchmark machine (one AMD EPYC Zen 5 core, 1 MiB buffers, CPU
-//! time) it runs at about 650 MiB/s (about 400 MiB/s in wall time on the
-//! shared machine), against about 760 MiB/s for OpenSSL and 675 MiB/s for
-//! libgcrypt. This implementation keeps `i` and `j` in registers for the
-//! whole call, generates eight key stream bytes per iteration and XORs them
-//! into the data as one 64-bit word: about 950-1000 MiB/s. The state is a
-//! `[u8; 256]` (measured faster here than `[u32; 256]`, about 880 MiB/s)
-//! indexed with `usize::from(u8)`, so there are no bounds checks and no
-//! `unsafe`.
+//! This implementation keeps `i` and `j` in registers for the whole call,
+//! generates eight key stream bytes per iteration and XORs them into the
+//! data as one 64-bit word, in the manner of OpenSSL's `rc4-x86_64`:
+//!
+//! * the state is a `[u32; 256]` holding bytes: with `[u8; 256]`, the loads
+//!   and stores of neighbouring entries share a word, and the CPU makes the
+//!   loads wait for those stores (measured on an AMD EPYC Zen 3 core: 470
+//!   against 720 MiB/s for the same loop);
+//! * `i` is brought to a multiple of 8 first, so the eight `S[i]` of an
+//!   iteration are fixed offsets from one base;
+//! * the next `S[i]` is loaded before the current step's stores and patched
+//!   in the rare case that the store to `S[j]` hit it, so that it never waits
+//!   for the address of that store.
+//!
+//! On that core it runs at about 720 MiB/s (CPU time) against 690 MiB/s for
+//! OpenSSL 3.0 and 440 MiB/s for the previous byte-state loop. Indices are
+//! masked `u8`/`usize` values, so there are no bounds checks and no `unsafe`.
 //!
 //! The key stream is bit-for-bit that of the `rc4` crate and of RFC 6229.
 
@@ -35,8 +43,9 @@ pub const MAX_KEY_LEN: usize = 256;
 ///
 /// Deliberately not `Clone`: a copy would repeat the key stream.
 pub struct Rc4 {
-    /// The permutation.
-    s: [u8; 256],
+    /// The permutation; every entry is below 256 (see the module docs for
+    /// why the entries are words).
+    s: [u32; 256],
     /// Index `i`.
     i: u8,
     /// Index `j`.
@@ -54,13 +63,13 @@ impl Rc4 {
         if !(MIN_KEY_LEN..=MAX_KEY_LEN).contains(&key.len()) {
             return Err(InvalidLength);
         }
-        let mut s = [0u8; 256];
-        for (n, v) in (0..=255u8).zip(s.iter_mut()) {
+        let mut s = [0u32; 256];
+        for (n, v) in (0..=255u32).zip(s.iter_mut()) {
             *v = n;
         }
         let mut j = 0u8;
         for (i, &k) in (0..256usize).zip(key.iter().cycle()) {
-            j = j.wrapping_add(s[i]).wrapping_add(k);
+            j = j.wrapping_add(s[i] as u8).wrapping_add(k);
             s.swap(i, usize::from(j));
         }
         j.zeroize();
@@ -74,15 +83,47 @@ impl Rc4 {
         let s = &mut self.s;
         let mut i = self.i;
         let mut j = self.j;
-        let mut chunks = data.chunks_exact_mut(8);
-        for chunk in &mut chunks {
-            let mut ks = [0u8; 8];
-            for k in &mut ks {
-                *k = step(s, &mut i, &mut j);
-            }
-            let chunk: &mut [u8; 8] = chunk.try_into().expect("chunk of 8");
-            *chunk = (u64::from_ne_bytes(*chunk) ^ u64::from_ne_bytes(ks)).to_ne_bytes();
+        // Byte by byte until the next `i` is a multiple of 8, so that each
+        // eight-byte group below reads `S[base..base + 8]` at fixed offsets
+        // from one base without wrapping.
+        let head = usize::from(i.wrapping_add(1).wrapping_neg() & 7).min(data.len());
+        let (head, rest) = data.split_at_mut(head);
+        for b in head {
+            *b ^= step(s, &mut i, &mut j);
         }
+        let mut chunks = rest.chunks_exact_mut(8);
+        // `j` unmasked: the loop-carried chain is one addition per byte, the
+        // mask is off it.
+        let mut jj = u32::from(j);
+        // S[i + 1], carried from one group to the next.
+        let mut x = s[usize::from(i.wrapping_add(1))];
+        for chunk in &mut chunks {
+            let base = usize::from(i.wrapping_add(1) & 0xF8);
+            let mut ks = 0u64;
+            for k in 0..8 {
+                jj = jj.wrapping_add(x);
+                let jx = (jj & 0xFF) as usize;
+                let y = s[jx];
+                // The next S[i] is read before the two stores of this step
+                // rather than after them, so that it never waits on the
+                // address of the store to S[j]; in the rare case (1 in 256)
+                // that S[j] is the next S[i], that store's value replaces it.
+                let ni = (base + k + 1) & 0xFF;
+                let mut next = s[ni];
+                if jx == ni {
+                    core::hint::cold_path();
+                    next = x;
+                }
+                s[jx] = x;
+                s[base | k] = y;
+                ks |= u64::from(s[usize::from(x.wrapping_add(y) as u8)]) << (8 * k);
+                x = next;
+            }
+            i = i.wrapping_add(8);
+            let chunk: &mut [u8; 8] = chunk.try_into().expect("chunk of 8");
+            *chunk = (u64::from_le_bytes(*chunk) ^ ks).to_le_bytes();
+        }
+        j = jj as u8;
         for b in chunks.into_remainder() {
             *b ^= step(s, &mut i, &mut j);
         }
@@ -93,14 +134,14 @@ impl Rc4 {
 
 /// One step of the pseudo-random generation algorithm.
 #[inline(always)]
-fn step(s: &mut [u8; 256], i: &mut u8, j: &mut u8) -> u8 {
+fn step(s: &mut [u32; 256], i: &mut u8, j: &mut u8) -> u8 {
     *i = i.wrapping_add(1);
     let x = s[usize::from(*i)];
-    *j = j.wrapping_add(x);
+    *j = j.wrapping_add(x as u8);
     let y = s[usize::from(*j)];
     s[usize::from(*i)] = y;
     s[usize::from(*j)] = x;
-    s[usize::from(x.wrapping_add(y))]
+    s[usize::from(x.wrapping_add(y) as u8)] as u8
 }
 
 impl core::fmt::Debug for Rc4 {
