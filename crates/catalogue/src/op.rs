@@ -405,12 +405,15 @@ pub fn block_modes(
             n,
             "table",
         )?))),
-        (Algorithm::Camellia, _) => keyed(
-            ciphers::Camellia::new_from_slice(key),
-            a,
-            n,
-            ciphers::camellia_backend(),
-        ),
+        (Algorithm::Camellia, _) => {
+            let cipher =
+                ciphers::Camellia::new_from_slice(key).map_err(|_| CipherError::KeyLength {
+                    spec: a.name().to_string(),
+                    expected: a.default_key_bits() / 8,
+                    got: n,
+                })?;
+            Ok(camellia_modes(cipher))
+        }
         (Algorithm::Blowfish, _) => keyed(ciphers::Blowfish::new_from_slice(key), a, n, "soft"),
         (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
         (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
@@ -720,6 +723,44 @@ where
         let iv = sector_iv(self.spec.iv, sector, 16, None);
         self.xts.decrypt(&iv, data);
         Ok(())
+    }
+}
+
+/// The modes of a keyed Camellia (its backend chosen at key setup).
+pub(crate) fn camellia_modes(cipher: ciphers::Camellia) -> Box<dyn CipherModes> {
+    Box::new(OwnCamellia(Keyed {
+        backend: cipher.backend(),
+        modes: BlockModes::new(cipher),
+    }))
+}
+
+/// Camellia in the generic modes, but CTR through its kernels' fused CTR
+/// ([`ciphers::Camellia::ctr_batches`]) with the generic CTR for the tail.
+struct OwnCamellia(Keyed<ciphers::Camellia>);
+
+impl CipherModes for OwnCamellia {
+    fn block_size(&self) -> usize {
+        self.0.block_size()
+    }
+    fn backend(&self) -> &'static str {
+        self.0.backend()
+    }
+    fn ecb_encrypt(&mut self, data: &mut [u8]) {
+        self.0.ecb_encrypt(data)
+    }
+    fn ecb_decrypt(&mut self, data: &mut [u8]) {
+        self.0.ecb_decrypt(data)
+    }
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.cbc_encrypt(iv, data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.cbc_decrypt(iv, data)
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        let counter = block16(counter);
+        let done = self.0.modes.cipher().ctr_batches(counter, data);
+        self.0.modes.ctr_apply(counter, &mut data[done..])
     }
 }
 

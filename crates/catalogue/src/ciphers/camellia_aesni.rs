@@ -305,6 +305,63 @@ pub unsafe fn crypt32(w: Wide, keys: &SlicedKeys, input: *const u8, output: *mut
     }
 }
 
+/// CTR over the whole 16-block (`w` `None`) or 32-block batches at the
+/// start of `data`: XORs the key stream of the big-endian counter blocks
+/// `*c`, `*c + 1`, ... (mod 2^128, as OpenSSL) into them and advances `*c`
+/// by the blocks used. Returns the bytes done (`data.len()` rounded down to
+/// a batch); the caller does the rest.
+///
+/// The kernels make the counter blocks in registers and XOR the data as they
+/// store their output: no counter buffer, and the data is read and written
+/// once. A batch in which the low 64 bits of the counter carry (once in 2^59
+/// batches, and at the wrap) takes a slower path: its counter blocks written
+/// out, encrypted by [`crypt16`]/[`crypt32`], then XORed.
+///
+/// `keys` must be the encryption keys.
+pub fn ctr(w: Option<Wide>, keys: &SlicedKeys, c: &mut u128, data: &mut [u8]) -> usize {
+    let blocks = if w.is_some() { BLOCKS_WIDE } else { BLOCKS };
+    match w {
+        Some(w) => assert!(available_wide(w), "{w:?}: AES-NI, AVX2 (and VAES)"),
+        None => assert!(available(), "AES-NI and AVX"),
+    }
+    let done = data.len() / (16 * blocks) * (16 * blocks);
+    for batch in data[..done].chunks_exact_mut(16 * blocks) {
+        let p = batch.as_mut_ptr();
+        if (*c as u64).checked_add(blocks as u64 - 1).is_some() {
+            // SAFETY: the CPU has the kernel's features (asserted above);
+            // `batch` is `blocks` blocks; no carry out of the low word in
+            // the batch (just checked).
+            unsafe {
+                match w {
+                    None => ctr16_aesni(keys, *c, p),
+                    Some(Wide::Vaes) => ctr32_vaes(keys, *c, p),
+                    Some(Wide::AesniAvx2) => ctr32_aesni_avx2(keys, *c, p),
+                }
+            }
+        } else {
+            let mut stream = [0u8; 16 * BLOCKS_WIDE];
+            let stream = &mut stream[..16 * blocks];
+            for (i, s) in stream.chunks_exact_mut(16).enumerate() {
+                s.copy_from_slice(&c.wrapping_add(i as u128).to_be_bytes());
+            }
+            let s = stream.as_mut_ptr();
+            // SAFETY: `stream` is `blocks` blocks, encrypted in place; the
+            // features as asserted above.
+            unsafe {
+                match w {
+                    None => crypt16(keys, s, s),
+                    Some(w) => crypt32(w, keys, s, s),
+                }
+            }
+            for (d, s) in batch.iter_mut().zip(&*stream) {
+                *d ^= s;
+            }
+        }
+        *c = c.wrapping_add(blocks as u128);
+    }
+    done
+}
+
 /// A register of byte slices: each 128-bit lane holds one byte position of
 /// 16 blocks. The kernel is written once over it, for xmm (16 blocks) and
 /// ymm (32: lane 1 holds blocks 16-31, and every operation, `AESENCLAST`
@@ -354,6 +411,12 @@ trait Slices: Copy {
     unsafe fn unpacklo8(self, o: Self) -> Self;
     /// `PUNPCKHBW`.
     unsafe fn unpackhi8(self, o: Self) -> Self;
+    /// Counter `c` for [`Slices::counter`]: little-endian 64-bit words, lane
+    /// `l` holding `c + 16 * l` (low word only: the caller rules out a carry).
+    unsafe fn counter_base(c: u128) -> Self;
+    /// Block `b` of each lane as a big-endian counter block: `base` plus `b`
+    /// in the low words, byte-reversed.
+    unsafe fn counter(base: Self, b: usize) -> Self;
 }
 
 /// `x ^ key byte j` for the eight registers of a half.
@@ -536,13 +599,58 @@ unsafe fn transpose<V: Slices>(r: &mut [V; 16]) {
 /// them; `V::BLOCKS` blocks readable at `input` and writable at `output`.
 #[inline(always)]
 unsafe fn crypt<V: Slices>(keys: &SlicedKeys, input: *const u8, output: *mut u8) {
-    // SAFETY: `V`'s features (the caller's promise) for every operation;
-    // `load_block` and `store_block` touch the `V::BLOCKS` blocks at
-    // `input` and `output`.
+    // SAFETY: `V`'s features (the caller's promise); `load_block` and
+    // `store_block` touch the `V::BLOCKS` blocks at `input` and `output`.
+    unsafe {
+        crypt_with::<V>(
+            keys,
+            |b| V::load_block(input, b),
+            |b, v| v.store_block(output, b),
+        )
+    }
+}
+
+/// CTR over `V::BLOCKS` blocks: encrypts the counter blocks `c`, `c + 1`,
+/// ... made in registers (no carry out of the low 64 bits within the
+/// batch: the caller's check) and XORs the key stream into the data at
+/// `data` as it stores it, so the data is read and written once.
+///
+/// # Safety
+/// Runs inside a function compiled with `V`'s features, on a CPU that has
+/// them; `V::BLOCKS` blocks readable and writable at `data`; the low 64
+/// bits of `c` plus `V::BLOCKS - 1` do not overflow.
+#[inline(always)]
+unsafe fn ctr_kernel<V: Slices>(keys: &SlicedKeys, c: u128, data: *mut u8) {
+    // SAFETY: `V`'s features (the caller's promise); `load_block` and
+    // `store_block` touch the `V::BLOCKS` blocks at `data`, each read
+    // before it is written.
+    unsafe {
+        let base = V::counter_base(c);
+        crypt_with::<V>(
+            keys,
+            |b| V::counter(base, b),
+            |b, v| v.xor(V::load_block(data, b)).store_block(data, b),
+        )
+    }
+}
+
+/// The kernel over `V::BLOCKS` blocks, block `b` of each lane from
+/// `load(b)` and its result handed to `store(b, _)` (after every load).
+///
+/// # Safety
+/// Runs inside a function compiled with `V`'s features, on a CPU that has
+/// them; `load` and `store` safe to call for `b` in `0..16`.
+#[inline(always)]
+unsafe fn crypt_with<V: Slices>(
+    keys: &SlicedKeys,
+    load: impl Fn(usize) -> V,
+    store: impl Fn(usize, V),
+) {
+    // SAFETY: `V`'s features (the caller's promise) for every operation.
     unsafe {
         let mut r = [V::zero(); 16];
         for (b, r) in r.iter_mut().enumerate() {
-            *r = V::load_block(input, b);
+            *r = load(b);
         }
         transpose(&mut r);
         let mut left: [V; 8] = r[..8].try_into().expect("8 registers");
@@ -578,7 +686,7 @@ unsafe fn crypt<V: Slices>(keys: &SlicedKeys, input: *const u8, output: *mut u8)
         r[8..].copy_from_slice(&left);
         transpose(&mut r);
         for (b, r) in r.into_iter().enumerate() {
-            r.store_block(output, b);
+            store(b, r);
         }
     }
 }
@@ -603,6 +711,31 @@ unsafe fn crypt32_aesni_avx2(keys: &SlicedKeys, input: *const u8, output: *mut u
     // pointers as the caller promised.
     unsafe { crypt::<Halves>(keys, input, output) }
 }
+
+#[target_feature(enable = "aes,avx")]
+unsafe fn ctr16_aesni(keys: &SlicedKeys, c: u128, data: *mut u8) {
+    // SAFETY: compiled with AES-NI and AVX, which the caller checked; the
+    // pointer and counter as the caller promised.
+    unsafe { ctr_kernel::<__m128i>(keys, c, data) }
+}
+
+#[target_feature(enable = "aes,vaes,avx2")]
+unsafe fn ctr32_vaes(keys: &SlicedKeys, c: u128, data: *mut u8) {
+    // SAFETY: compiled with VAES and AVX2, which the caller checked; the
+    // pointer and counter as the caller promised.
+    unsafe { ctr_kernel::<__m256i>(keys, c, data) }
+}
+
+#[target_feature(enable = "aes,avx2")]
+unsafe fn ctr32_aesni_avx2(keys: &SlicedKeys, c: u128, data: *mut u8) {
+    // SAFETY: compiled with AES-NI and AVX2, which the caller checked; the
+    // pointer and counter as the caller promised.
+    unsafe { ctr_kernel::<Halves>(keys, c, data) }
+}
+
+/// Byte reversal of each 128-bit lane: a little-endian counter to the
+/// big-endian block.
+const BSWAP128: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
 
 /// 16 blocks in xmm registers (AES-NI and AVX).
 impl Slices for __m128i {
@@ -695,6 +828,16 @@ impl Slices for __m128i {
     unsafe fn unpackhi8(self, o: Self) -> Self {
         // SAFETY: the caller runs with AES-NI and AVX.
         unsafe { _mm_unpackhi_epi8(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn counter_base(c: u128) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_set_epi64x((c >> 64) as i64, c as i64) }
+    }
+    #[inline(always)]
+    unsafe fn counter(base: Self, b: usize) -> Self {
+        // SAFETY: the caller runs with AES-NI and AVX.
+        unsafe { _mm_add_epi64(base, _mm_set_epi64x(0, b as i64)).shuffle(Self::splat(&BSWAP128)) }
     }
 }
 
@@ -790,6 +933,20 @@ impl Slices for __m256i {
         // SAFETY: the caller runs with AVX2.
         unsafe { _mm256_unpackhi_epi8(self, o) }
     }
+    #[inline(always)]
+    unsafe fn counter_base(c: u128) -> Self {
+        let (hi, lo) = ((c >> 64) as i64, c as i64);
+        // SAFETY: the caller runs with AVX2.
+        unsafe { _mm256_set_epi64x(hi, lo.wrapping_add(16), hi, lo) }
+    }
+    #[inline(always)]
+    unsafe fn counter(base: Self, b: usize) -> Self {
+        let b = b as i64;
+        // SAFETY: the caller runs with AVX2.
+        unsafe {
+            _mm256_add_epi64(base, _mm256_set_epi64x(0, b, 0, b)).shuffle(Self::splat(&BSWAP128))
+        }
+    }
 }
 
 /// 32 blocks in ymm registers without VAES: [`__m256i`]'s AVX2 operations,
@@ -880,5 +1037,15 @@ impl Slices for Halves {
     unsafe fn dec_last(self) -> Self {
         // SAFETY: the caller runs with AES-NI and AVX2.
         unsafe { self.aes_last::<true>() }
+    }
+    #[inline(always)]
+    unsafe fn counter_base(c: u128) -> Self {
+        // SAFETY: the caller runs with AVX2.
+        Self(unsafe { __m256i::counter_base(c) })
+    }
+    #[inline(always)]
+    unsafe fn counter(base: Self, b: usize) -> Self {
+        // SAFETY: the caller runs with AVX2.
+        Self(unsafe { __m256i::counter(base.0, b) })
     }
 }
