@@ -242,6 +242,9 @@ pub enum ChaChaPolyImpl {
     AwsLc,
     /// Ours ([`crate::aead::chacha20_poly1305`]) on this ChaCha kernel.
     Ours(ChaChaImpl),
+    /// Ours with ChaCha20 on AVX2 and Poly1305 stitched into one pass
+    /// ([`crate::aead::ChaCha20Poly1305::new_stitched`]).
+    Avx2Stitched,
 }
 
 impl ChaChaPolyImpl {
@@ -249,6 +252,7 @@ impl ChaChaPolyImpl {
     pub fn name(self) -> &'static str {
         match self {
             ChaChaPolyImpl::AwsLc => aws_lc_aead_name(false),
+            ChaChaPolyImpl::Avx2Stitched => "avx2+poly1305-stitched",
             ChaChaPolyImpl::Ours(c) => match c {
                 ChaChaImpl::Avx512 => "avx512+poly1305",
                 ChaChaImpl::Avx2 => "avx2+poly1305",
@@ -276,6 +280,9 @@ impl ChaChaPolyImpl {
 pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
     match chacha_for(f) {
         ChaChaImpl::Neon if cfg!(target_arch = "aarch64") => ChaChaPolyImpl::Ours(ChaChaImpl::Neon),
+        ChaChaImpl::Avx2 if crate::aead::chacha20_poly1305::stitched_runnable() => {
+            ChaChaPolyImpl::Avx2Stitched
+        }
         _ => ChaChaPolyImpl::AwsLc,
     }
 }
@@ -392,13 +399,16 @@ mod tests {
             ChaChaImpl::Sse2
         };
         assert_eq!(chacha_for(at(Tier::Portable)), no_avx);
-        // AWS-LC's ChaCha20-Poly1305 measured faster at every x86 tier.
-        for t in [
-            Tier::Avx512,
-            Tier::VaesAvx2,
-            Tier::AesniAvx2,
-            Tier::Portable,
-        ] {
+        // Our stitched code at the AVX2 tiers (where the CPU has BMI2 too),
+        // AWS-LC's with AVX-512 (not measured) and below AVX2.
+        let avx2 = if crate::aead::chacha20_poly1305::stitched_runnable() {
+            ChaChaPolyImpl::Avx2Stitched
+        } else {
+            ChaChaPolyImpl::AwsLc
+        };
+        assert_eq!(chacha20_poly1305_for(at(Tier::VaesAvx2)), avx2);
+        assert_eq!(chacha20_poly1305_for(at(Tier::AesniAvx2)), avx2);
+        for t in [Tier::Avx512, Tier::Portable] {
             assert_eq!(chacha20_poly1305_for(at(t)), ChaChaPolyImpl::AwsLc);
         }
         assert_eq!(

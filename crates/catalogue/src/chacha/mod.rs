@@ -66,7 +66,15 @@ macro_rules! rounds {
     allow(unused_macros, reason = "only the 16-register backends use it")
 )]
 macro_rules! rounds_c_in_memory {
-    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {{
+    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {
+        rounds_c_in_memory!($r, $x, $add, $xor, $r16, $r12, $r8, $r7; |_| ())
+    };
+    // `$between(i)` runs after double round `i`: scalar work placed there
+    // (the stitched Poly1305) overlaps the vector rounds.
+    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident;
+     $between:expr) => {{
+        #[allow(unused_mut, reason = "`|_| ()` needs no `mut`")]
+        let mut between = $between;
         let mut c89 = [$x[8], $x[9]];
         let mut c1011 = [$x[10], $x[11]];
         // SAFETY: the pointers are to the two live elements of a local
@@ -80,7 +88,7 @@ macro_rules! rounds_c_in_memory {
             (core::ptr::read_volatile(&slots[0]), core::ptr::read_volatile(&slots[1]))
         };
         put(&mut c1011, $x[10], $x[11]);
-        for _ in 0..$r / 2 {
+        for i in 0..$r / 2 {
             qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (0, 4, 8, 12), (1, 5, 9, 13));
             put(&mut c89, $x[8], $x[9]);
             ($x[10], $x[11]) = get(&c1011);
@@ -89,6 +97,7 @@ macro_rules! rounds_c_in_memory {
             put(&mut c1011, $x[10], $x[11]);
             ($x[8], $x[9]) = get(&c89);
             qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (2, 7, 8, 13), (3, 4, 9, 14));
+            between(i);
         }
         ($x[10], $x[11]) = get(&c1011);
     }};
@@ -129,6 +138,8 @@ mod aarch64_neon;
 mod soft;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_avx2_poly1305;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86_avx512;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
