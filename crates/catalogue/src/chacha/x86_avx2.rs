@@ -94,14 +94,14 @@ fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
 
 /// The key stream of `N` blocks from counter `ctr`: the 16 state words after
 /// the rounds and the feed-forward, one word of each block per vector.
-/// `between(i)` runs after double round `i`, where the stitched
-/// ChaCha20-Poly1305 ([`super::x86_avx2_poly1305`]) hashes.
+/// `between.at(i, q)` runs after quarter `q` (0-3) of double round `i`, where
+/// the stitched ChaCha20-Poly1305 ([`super::x86_avx2_poly1305`]) hashes.
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) fn keystream<const R: usize>(
     st: &[u32; 16],
     ctr: u32,
-    between: impl FnMut(usize),
+    between: impl super::Between,
 ) -> [__m256i; 16] {
     let mut x = [_mm256_setzero_si256(); 16];
     for (v, &w) in x.iter_mut().zip(st) {
@@ -152,7 +152,7 @@ pub(super) fn xor_out(x: &[__m256i; 16], out: &mut [u8]) {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
-    xor_out(&keystream::<R>(st, ctr, |_| ()), out);
+    xor_out(&keystream::<R>(st, ctr, ()), out);
 }
 
 /// XORs the key stream of `st` (counter in word 12) into `data`.

@@ -6,9 +6,10 @@
 //! The ChaCha rounds of one 8-block batch (512 bytes) keep the vector ports
 //! busy and leave the integer multipliers idle; Poly1305 in radix 2^64 is
 //! integer multiplies and adds. So each batch hashes 32 Poly1305 blocks (512
-//! bytes) placed between its double rounds: 2 before the rounds and 3 after
-//! each of the 10 double rounds, in program order, and the out-of-order core
-//! runs both at once. The Poly1305 limbs stay in general-purpose registers
+//! bytes) placed between its rounds: 2 before the rounds, then one after
+//! each of the first three quarters (column or diagonal pairs) of each of
+//! the 10 double rounds, in program order, and the out-of-order core runs
+//! both at once. The Poly1305 limbs stay in general-purpose registers
 //! for the whole loop; BMI2's `mulx` (three operands, flags untouched) leaves
 //! the register allocator more freedom than `mul`.
 //!
@@ -19,7 +20,7 @@
 use core::arch::x86_64::__m256i;
 
 use super::x86_avx2::{N, keystream, xor_out};
-use super::{BLOCK, KEY_LEN, NONCE_LEN, state};
+use super::{BLOCK, Between, KEY_LEN, NONCE_LEN, state};
 use crate::dispatch::ChaChaImpl;
 use crate::wide::poly1305::{self, Key, Poly1305Hash};
 use zeroize::Zeroizing;
@@ -30,8 +31,8 @@ pub(crate) const BATCH: usize = N * BLOCK;
 /// Double rounds of ChaCha20.
 const DOUBLE_ROUNDS: usize = 10;
 
-/// Poly1305 blocks hashed after each double round; the rest of the batch's
-/// 32 ([`LEAD`]) go before the rounds.
+/// Poly1305 blocks hashed in each double round, one after each of its first
+/// quarters; the rest of the batch's 32 ([`LEAD`]) go before the rounds.
 const PER_DOUBLE_ROUND: usize = 3;
 /// Poly1305 blocks hashed before the first double round.
 const LEAD: usize = BATCH / poly1305::BLOCK - DOUBLE_ROUNDS * PER_DOUBLE_ROUND;
@@ -63,12 +64,25 @@ fn keystream_hashing(
     for i in 0..LEAD {
         key.absorb(h, block(src, i), 1);
     }
-    keystream::<20>(st, ctr, |round| {
-        let first = LEAD + PER_DOUBLE_ROUND * round;
-        for i in first..first + PER_DOUBLE_ROUND {
-            key.absorb(h, block(src, i), 1);
+    keystream::<20>(st, ctr, Hashing { src, key, h })
+}
+
+/// The Poly1305 blocks of a batch, one after each of the first three
+/// quarters of every double round.
+struct Hashing<'a> {
+    src: &'a [u8; BATCH],
+    key: Key,
+    h: &'a mut [u64; 3],
+}
+
+impl Between for Hashing<'_> {
+    #[inline(always)]
+    fn at(&mut self, round: usize, quarter: usize) {
+        if quarter < PER_DOUBLE_ROUND {
+            let i = LEAD + PER_DOUBLE_ROUND * round + quarter;
+            self.key.absorb(self.h, block(self.src, i), 1);
         }
-    })
+    }
 }
 
 /// Absorbs the 32 Poly1305 blocks of `src` into `h`.
@@ -94,7 +108,7 @@ unsafe fn seal_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 
     let mut hh = *h;
     let mut ctr = st[12];
     // Nothing sealed yet to hash while the first batch's key stream runs.
-    xor_out(&keystream::<20>(st, ctr, |_| ()), &mut data[..BATCH]);
+    xor_out(&keystream::<20>(st, ctr, ()), &mut data[..BATCH]);
     for i in 1..batches {
         ctr = ctr.wrapping_add(N as u32);
         let (done, rest) = data.split_at_mut(i * BATCH);

@@ -170,11 +170,19 @@ impl Poly1305Hash {
     }
 
     /// The key and the running hash, for a loop that keeps them in registers.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "the stitched AEAD")
+    )]
     pub(crate) fn state(&self) -> (Key, [u64; 3]) {
         (self.key, self.h)
     }
 
     /// Takes back the running hash from [`Poly1305Hash::state`]'s loop.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "the stitched AEAD")
+    )]
     pub(crate) fn set_h(&mut self, h: [u64; 3]) {
         self.h = h;
     }
