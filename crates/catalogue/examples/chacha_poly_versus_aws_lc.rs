@@ -1,4 +1,5 @@
-//! Our ChaCha20-Poly1305 on every ChaCha kernel this CPU runs against
+//! Our ChaCha20-Poly1305 on every ChaCha kernel this CPU runs (and stitched
+//! on AVX2 where it runs) against
 //! AWS-LC's, side by side: the figures behind [`dispatch::chacha20_poly1305`]
 //! on x86-64, where a shared machine makes single timings noisy.
 //!
@@ -13,6 +14,7 @@
 
 use std::time::{Duration, Instant};
 
+use clustercrypt_catalogue::aead::chacha20_poly1305::stitched_runnable;
 use clustercrypt_catalogue::aead::{Aead, AeadAlgorithm, TAG_LEN};
 use clustercrypt_catalogue::chacha::{implementations, runnable};
 use clustercrypt_catalogue::dispatch::{self, ChaChaPolyImpl};
@@ -77,6 +79,9 @@ fn main() {
             .filter(|&&i| runnable(i))
             .map(|&i| ChaChaPolyImpl::Ours(i)),
     );
+    if stitched_runnable() {
+        imps.push(ChaChaPolyImpl::Avx2Stitched);
+    }
     let aeads: Vec<_> = imps
         .iter()
         .map(|&i| Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, i).expect("key"))

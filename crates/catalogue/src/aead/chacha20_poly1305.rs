@@ -10,13 +10,19 @@
 //! bytes while they are in L1. Opening authenticates the whole ciphertext
 //! first and decrypts only when the tag matches, so no unauthenticated
 //! plaintext is ever written.
+//!
+//! On x86-64 with AVX2 and BMI2 there is also the stitched variant
+//! ([`ChaCha20Poly1305::new_stitched`], `crate::chacha::x86_avx2_poly1305`):
+//! one pass in which Poly1305 runs on the integer units between the vector
+//! ChaCha rounds. Its opening decrypts while it hashes; on a bad tag it
+//! encrypts the data again, so the caller still gets back what it passed.
 
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use super::{AuthError, NONCE_LEN, TAG_LEN};
 use crate::chacha::{self, KEY_LEN};
-use crate::dispatch::ChaChaImpl;
+use crate::dispatch::{ChaChaImpl, ChaChaPolyImpl};
 use crate::wide::poly1305::Poly1305Hash;
 
 /// Bytes per ChaCha20 pass of [`ChaCha20Poly1305::seal`], then Poly1305 over
@@ -33,6 +39,17 @@ pub const MAX_DATA_LEN: u64 = (u32::MAX as u64 - 1) * chacha::BLOCK as u64;
 pub struct ChaCha20Poly1305 {
     key: Zeroizing<[u8; KEY_LEN]>,
     imp: ChaChaImpl,
+    /// ChaCha20 on AVX2 and Poly1305 in one stitched pass (`imp` is AVX2).
+    stitched: bool,
+}
+
+/// Whether this CPU can run [`ChaCha20Poly1305::new_stitched`] (x86-64 with
+/// AVX2 and BMI2; the detected features, ignoring the mask).
+pub fn stitched_runnable() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return chacha::x86_avx2_poly1305::runnable();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 impl ChaCha20Poly1305 {
@@ -45,12 +62,38 @@ impl ChaCha20Poly1305 {
         ChaCha20Poly1305 {
             key: Zeroizing::new(*key),
             imp,
+            stitched: false,
+        }
+    }
+
+    /// Keys the AEAD to run ChaCha20 on AVX2 stitched with Poly1305.
+    ///
+    /// # Panics
+    /// If this CPU cannot run it ([`stitched_runnable`]).
+    pub fn new_stitched(key: &[u8; KEY_LEN]) -> Self {
+        assert!(
+            stitched_runnable(),
+            "stitched ChaCha20-Poly1305 needs AVX2 and BMI2"
+        );
+        ChaCha20Poly1305 {
+            key: Zeroizing::new(*key),
+            imp: ChaChaImpl::Avx2,
+            stitched: true,
         }
     }
 
     /// The ChaCha kernel this key runs on.
     pub fn imp(&self) -> ChaChaImpl {
         self.imp
+    }
+
+    /// The implementation this key runs, as the dispatch names it.
+    pub fn implementation(&self) -> ChaChaPolyImpl {
+        if self.stitched {
+            ChaChaPolyImpl::Avx2Stitched
+        } else {
+            ChaChaPolyImpl::Ours(self.imp)
+        }
     }
 
     /// XORs the key stream from block `counter` into `data`; the caller has
@@ -99,6 +142,14 @@ impl ChaCha20Poly1305 {
             "ChaCha20-Poly1305: message too long"
         );
         let (mut mac, s) = self.mac_start(nonce, aad);
+        #[cfg(target_arch = "x86_64")]
+        if self.stitched {
+            let done = chacha::x86_avx2_poly1305::seal(&self.key, nonce, 1, data, &mut mac);
+            let rest = &mut data[done..];
+            self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
+            mac.update_padded(rest);
+            return Self::mac_finish(&mut mac, &s, aad.len(), data.len());
+        }
         let mut counter = 1u32;
         for chunk in data.chunks_mut(CHUNK) {
             self.xor(nonce, counter, chunk);
@@ -122,12 +173,41 @@ impl ChaCha20Poly1305 {
             return Err(AuthError);
         }
         let (mut mac, s) = self.mac_start(nonce, aad);
+        #[cfg(target_arch = "x86_64")]
+        if self.stitched {
+            return self.open_stitched(nonce, aad, data, tag, mac, &s);
+        }
         mac.update_padded(data);
         let want = Zeroizing::new(Self::mac_finish(&mut mac, &s, aad.len(), data.len()));
         if !bool::from(want.ct_eq(tag)) {
             return Err(AuthError);
         }
         self.xor(nonce, 1, data);
+        Ok(())
+    }
+
+    /// [`ChaCha20Poly1305::open`] in the stitched pass: decrypts while it
+    /// hashes, and on a bad tag encrypts `data` back as it was.
+    #[cfg(target_arch = "x86_64")]
+    fn open_stitched(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        aad: &[u8],
+        data: &mut [u8],
+        tag: &[u8; TAG_LEN],
+        mut mac: Poly1305Hash,
+        s: &[u8; 16],
+    ) -> Result<(), AuthError> {
+        let done = chacha::x86_avx2_poly1305::open(&self.key, nonce, 1, data, &mut mac);
+        let rest = &mut data[done..];
+        mac.update_padded(rest);
+        self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
+        let want = Zeroizing::new(Self::mac_finish(&mut mac, s, aad.len(), data.len()));
+        if !bool::from(want.ct_eq(tag)) {
+            // XOR the same key stream again: the ciphertext, as it came.
+            self.xor(nonce, 1, data);
+            return Err(AuthError);
+        }
         Ok(())
     }
 }

@@ -57,14 +57,25 @@ impl Aead {
     /// the algorithm.
     ///
     /// # Panics
-    /// If `imp` names a ChaCha kernel this CPU cannot run.
+    /// If `imp` names a ChaCha kernel (or the stitched AVX2 code) this CPU
+    /// cannot run.
     pub fn with_impl(algorithm: AeadAlgorithm, key: &[u8], imp: ChaChaPolyImpl) -> Option<Aead> {
-        if let (AeadAlgorithm::ChaCha20Poly1305, ChaChaPolyImpl::Ours(chacha)) = (algorithm, imp) {
-            let key = key.try_into().ok()?;
-            return Some(Aead {
-                inner: Inner::Ours(ChaCha20Poly1305::new(chacha, key)),
-                algorithm,
-            });
+        if algorithm == AeadAlgorithm::ChaCha20Poly1305 {
+            let ours = match imp {
+                ChaChaPolyImpl::Ours(chacha) => {
+                    Some(ChaCha20Poly1305::new(chacha, key.try_into().ok()?))
+                }
+                ChaChaPolyImpl::Avx2Stitched => {
+                    Some(ChaCha20Poly1305::new_stitched(key.try_into().ok()?))
+                }
+                ChaChaPolyImpl::AwsLc => None,
+            };
+            if let Some(ours) = ours {
+                return Some(Aead {
+                    inner: Inner::Ours(ours),
+                    algorithm,
+                });
+            }
         }
         if algorithm == AeadAlgorithm::AesGcm
             && let Some(ghash) = dispatch::aes_gcm()
@@ -136,7 +147,7 @@ impl Aead {
     /// kernel (`"neon+poly1305"`), AWS-LC's what it runs on this CPU.
     pub fn backend(&self) -> &'static str {
         match &self.inner {
-            Inner::Ours(c) => ChaChaPolyImpl::Ours(c.imp()).name(),
+            Inner::Ours(c) => c.implementation().name(),
             Inner::Gcm(g) => dispatch::gcm_name(g.ghash()),
             Inner::AwsLc(_) => dispatch::aws_lc_aead_name(self.algorithm == AeadAlgorithm::AesGcm),
         }
@@ -157,14 +168,20 @@ mod tests {
         let aws =
             Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, ChaChaPolyImpl::AwsLc).unwrap();
         assert!(aws.backend().starts_with("aws-lc:"), "{}", aws.backend());
-        for &imp in implementations().iter().filter(|&&i| runnable(i)) {
-            let ours = Aead::with_impl(
-                AeadAlgorithm::ChaCha20Poly1305,
-                &key,
-                ChaChaPolyImpl::Ours(imp),
-            )
-            .unwrap();
-            assert_eq!(ours.backend(), format!("{}+poly1305", imp.name()));
+        let mut imps: Vec<_> = implementations()
+            .iter()
+            .filter(|&&i| runnable(i))
+            .map(|&i| ChaChaPolyImpl::Ours(i))
+            .collect();
+        if chacha20_poly1305::stitched_runnable() {
+            imps.push(ChaChaPolyImpl::Avx2Stitched);
+        }
+        for imp in imps {
+            let ours = Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, imp).unwrap();
+            assert_eq!(ours.backend(), imp.name());
+            if let ChaChaPolyImpl::Ours(c) = imp {
+                assert_eq!(imp.name(), format!("{}+poly1305", c.name()));
+            }
             for len in [0, 1, 100, 5000, 40_000] {
                 let pt: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
                 let nonce = [len as u8; NONCE_LEN];

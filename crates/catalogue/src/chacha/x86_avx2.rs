@@ -7,7 +7,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 /// Blocks per batch.
-const N: usize = 8;
+pub(super) const N: usize = 8;
 
 #[inline]
 #[target_feature(enable = "avx2")]
@@ -92,10 +92,17 @@ fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
     ]
 }
 
-/// One batch of `N` blocks from counter `ctr` XORed into `out` (`N * 64` bytes).
+/// The key stream of `N` blocks from counter `ctr`: the 16 state words after
+/// the rounds and the feed-forward, one word of each block per vector.
+/// `between.at(i, q)` runs after quarter `q` (0-3) of double round `i`, where
+/// the stitched ChaCha20-Poly1305 ([`super::x86_avx2_poly1305`]) hashes.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
+pub(super) fn keystream<const R: usize>(
+    st: &[u32; 16],
+    ctr: u32,
+    between: impl super::Between,
+) -> [__m256i; 16] {
     let mut x = [_mm256_setzero_si256(); 16];
     for (v, &w) in x.iter_mut().zip(st) {
         *v = _mm256_set1_epi32(w as i32);
@@ -105,7 +112,7 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
         _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
     );
     let ctrs = x[12];
-    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7);
+    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7; between);
     for (i, v) in x.iter_mut().enumerate() {
         let input = if i == 12 {
             ctrs
@@ -114,6 +121,13 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
         };
         *v = add(*v, input);
     }
+    x
+}
+
+/// XORs the key stream `x` of [`keystream`] into `out` (`N * 64` bytes).
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn xor_out(x: &[__m256i; 16], out: &mut [u8]) {
     // Words 0-7 then 8-15: after the in-lane transposes, `lo[k]` holds words
     // 8h..8h+3 of blocks k (low half) and k + 4 (high half), `hi[k]` the next four.
     for h in 0..2 {
@@ -132,6 +146,13 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
             );
         }
     }
+}
+
+/// One batch of `N` blocks from counter `ctr` XORed into `out` (`N * 64` bytes).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
+    xor_out(&keystream::<R>(st, ctr, ()), out);
 }
 
 /// XORs the key stream of `st` (counter in word 12) into `data`.

@@ -27,22 +27,30 @@ pub const BLOCK: usize = 16;
 /// (aarch64) come to under half an instruction per block.
 const UNROLL: usize = 8;
 
-/// A clamped Poly1305 key `r` and a running hash.
-#[derive(Clone)]
-pub struct Poly1305Hash {
+/// A clamped Poly1305 key `r` in radix 2^64, with the block function: copied
+/// into registers by the loops that absorb many blocks (here and the
+/// stitched ChaCha20-Poly1305 of [`crate::chacha::x86_avx2_poly1305`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Key {
     r0: u64,
     r1: u64,
     /// `r1 + r1 / 4`: the reduction `2^130 = 5 (mod p)` folded into `r1`.
     s1: u64,
+}
+
+/// A clamped Poly1305 key `r` and a running hash.
+#[derive(Clone)]
+pub struct Poly1305Hash {
+    key: Key,
     /// `h0 + h1 * 2^64 + h2 * 2^128`, with `h2 <= 4` between blocks.
     h: [u64; 3],
 }
 
 impl Drop for Poly1305Hash {
     fn drop(&mut self) {
-        self.r0.zeroize();
-        self.r1.zeroize();
-        self.s1.zeroize();
+        self.key.r0.zeroize();
+        self.key.r1.zeroize();
+        self.key.s1.zeroize();
         self.h.zeroize();
     }
 }
@@ -60,24 +68,7 @@ fn join(lo: u64, hi: u64) -> u128 {
     u128::from(lo) | (u128::from(hi) << 64)
 }
 
-impl Poly1305Hash {
-    /// A hash keyed with `r` (16 bytes, clamped here as RFC 8439 section 2.5 says).
-    pub fn new(r: &[u8; 16]) -> Self {
-        let r = u128::from_le_bytes(*r) & 0x0fff_fffc_0fff_fffc_0fff_fffc_0fff_ffff;
-        let (r0, r1) = (r as u64, (r >> 64) as u64);
-        Poly1305Hash {
-            r0,
-            r1,
-            s1: r1 + (r1 >> 2),
-            h: [0; 3],
-        }
-    }
-
-    /// Starts a new message with the same key.
-    pub fn reset(&mut self) {
-        self.h = [0; 3];
-    }
-
+impl Key {
     /// `h = (h + m + pad * 2^128) * r`, partially reduced (`h2 <= 4`).
     ///
     /// Bounds: on entry `h2 <= 4`, so after the addition `h2 <= 6`;
@@ -85,7 +76,7 @@ impl Poly1305Hash {
     /// `h2 * r0` fit 64 bits and each sum of products below fits 128 bits.
     #[cfg(not(target_arch = "aarch64"))]
     #[inline(always)]
-    fn absorb(&self, h: &mut [u64; 3], m: u128, pad: u64) {
+    pub(crate) fn absorb(self, h: &mut [u64; 3], m: u128, pad: u64) {
         let (r0, r1, s1) = (self.r0, self.r1, self.s1);
         let (t, c) = join(h[0], h[1]).overflowing_add(m);
         let (h0, h1) = (t as u64, (t >> 64) as u64);
@@ -105,7 +96,7 @@ impl Poly1305Hash {
     /// an `add` where `adc xzr` and `adc pad` do.
     #[cfg(target_arch = "aarch64")]
     #[inline(always)]
-    fn absorb(&self, h: &mut [u64; 3], m: u128, pad: u64) {
+    pub(crate) fn absorb(self, h: &mut [u64; 3], m: u128, pad: u64) {
         let [mut h0, mut h1, mut h2] = *h;
         // SAFETY: arithmetic on registers only: no memory, no stack; the
         // flags it changes are not preserved across asm! by default.
@@ -161,6 +152,45 @@ impl Poly1305Hash {
         }
         *h = [h0, h1, h2];
     }
+}
+
+impl Poly1305Hash {
+    /// A hash keyed with `r` (16 bytes, clamped here as RFC 8439 section 2.5 says).
+    pub fn new(r: &[u8; 16]) -> Self {
+        let r = u128::from_le_bytes(*r) & 0x0fff_fffc_0fff_fffc_0fff_fffc_0fff_ffff;
+        let (r0, r1) = (r as u64, (r >> 64) as u64);
+        Poly1305Hash {
+            key: Key {
+                r0,
+                r1,
+                s1: r1 + (r1 >> 2),
+            },
+            h: [0; 3],
+        }
+    }
+
+    /// The key and the running hash, for a loop that keeps them in registers.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "the stitched AEAD")
+    )]
+    pub(crate) fn state(&self) -> (Key, [u64; 3]) {
+        (self.key, self.h)
+    }
+
+    /// Takes back the running hash from [`Poly1305Hash::state`]'s loop.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "the stitched AEAD")
+    )]
+    pub(crate) fn set_h(&mut self, h: [u64; 3]) {
+        self.h = h;
+    }
+
+    /// Starts a new message with the same key.
+    pub fn reset(&mut self) {
+        self.h = [0; 3];
+    }
 
     /// Absorbs whole 16-byte blocks (`data.len()` must be a multiple of 16).
     pub fn update_blocks(&mut self, data: &[u8]) {
@@ -171,11 +201,11 @@ impl Poly1305Hash {
         let mut quads = data.chunks_exact(UNROLL * BLOCK);
         for q in &mut quads {
             for b in q.chunks_exact(BLOCK) {
-                self.absorb(&mut h, load(b), 1);
+                self.key.absorb(&mut h, load(b), 1);
             }
         }
         for b in quads.remainder().chunks_exact(BLOCK) {
-            self.absorb(&mut h, load(b), 1);
+            self.key.absorb(&mut h, load(b), 1);
         }
         self.h = h;
     }
@@ -208,7 +238,7 @@ impl Poly1305Hash {
         if let Some((mut last, len)) = self.whole_blocks_then_rest(data) {
             last[len] = 1;
             let mut h = self.h;
-            self.absorb(&mut h, u128::from_le_bytes(*last), 0);
+            self.key.absorb(&mut h, u128::from_le_bytes(*last), 0);
             self.h = h;
         }
     }

@@ -1,0 +1,200 @@
+//! ChaCha20 on AVX2 stitched with scalar Poly1305, for the ChaCha20-Poly1305
+//! AEAD ([`crate::aead::chacha20_poly1305`]): the technique of libgcrypt's
+//! `_gcry_chacha20_poly1305_amd64_avx2_blocks8` and of OpenSSL's and AWS-LC's
+//! `chacha20_poly1305_x86_64`.
+//!
+//! The ChaCha rounds of one 8-block batch (512 bytes) keep the vector ports
+//! busy and leave the integer multipliers idle; Poly1305 in radix 2^64 is
+//! integer multiplies and adds. So each batch hashes 32 Poly1305 blocks (512
+//! bytes) placed between its rounds: 2 before the rounds, then one after
+//! each of the first three quarters (column or diagonal pairs) of each of
+//! the 10 double rounds, in program order, and the out-of-order core runs
+//! both at once. The Poly1305 limbs stay in general-purpose registers
+//! for the whole loop; BMI2's `mulx` (three operands, flags untouched) leaves
+//! the register allocator more freedom than `mul`.
+//!
+//! Opening hashes each batch's ciphertext while it computes the batch's key
+//! stream, then decrypts it; sealing hashes the previous batch's ciphertext
+//! (one batch behind) and the last one after the loop.
+
+use core::arch::x86_64::__m256i;
+
+use super::x86_avx2::{N, keystream, xor_out};
+use super::{BLOCK, Between, KEY_LEN, NONCE_LEN, state};
+use crate::dispatch::ChaChaImpl;
+use crate::wide::poly1305::{self, Key, Poly1305Hash};
+use zeroize::Zeroizing;
+
+/// Bytes per batch: 8 ChaCha blocks, 32 Poly1305 blocks.
+pub(crate) const BATCH: usize = N * BLOCK;
+
+/// Double rounds of ChaCha20.
+const DOUBLE_ROUNDS: usize = 10;
+
+/// Poly1305 blocks hashed in each double round, one after each of its first
+/// quarters; the rest of the batch's 32 ([`LEAD`]) go before the rounds.
+const PER_DOUBLE_ROUND: usize = 3;
+/// Poly1305 blocks hashed before the first double round.
+const LEAD: usize = BATCH / poly1305::BLOCK - DOUBLE_ROUNDS * PER_DOUBLE_ROUND;
+
+/// Whether this CPU can run the stitched code: AVX2 and BMI2 (every AVX2 CPU
+/// from Intel Haswell and AMD Excavator on has both; a VM may hide one).
+pub(crate) fn runnable() -> bool {
+    super::runnable(ChaChaImpl::Avx2) && std::arch::is_x86_feature_detected!("bmi2")
+}
+
+/// Poly1305 block `i` of `src`.
+#[inline(always)]
+fn block(src: &[u8; BATCH], i: usize) -> u128 {
+    let b = &src[poly1305::BLOCK * i..poly1305::BLOCK * (i + 1)];
+    u128::from_le_bytes(b.try_into().expect("16 bytes"))
+}
+
+/// The ChaCha20 key stream of the batch at counter `ctr` ([`keystream`]),
+/// with the 32 Poly1305 blocks of `src` absorbed into `h` between the rounds.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+fn keystream_hashing(
+    st: &[u32; 16],
+    ctr: u32,
+    src: &[u8; BATCH],
+    key: Key,
+    h: &mut [u64; 3],
+) -> [__m256i; 16] {
+    for i in 0..LEAD {
+        key.absorb(h, block(src, i), 1);
+    }
+    keystream::<20>(st, ctr, Hashing { src, key, h })
+}
+
+/// The Poly1305 blocks of a batch, one after each of the first three
+/// quarters of every double round.
+struct Hashing<'a> {
+    src: &'a [u8; BATCH],
+    key: Key,
+    h: &'a mut [u64; 3],
+}
+
+impl Between for Hashing<'_> {
+    #[inline(always)]
+    fn at(&mut self, round: usize, quarter: usize) {
+        if quarter < PER_DOUBLE_ROUND {
+            let i = LEAD + PER_DOUBLE_ROUND * round + quarter;
+            self.key.absorb(self.h, block(self.src, i), 1);
+        }
+    }
+}
+
+/// Absorbs the 32 Poly1305 blocks of `src` into `h`.
+#[inline]
+#[target_feature(enable = "avx2,bmi2")]
+fn hash_batch(src: &[u8], key: Key, h: &mut [u64; 3]) {
+    for b in src.chunks_exact(poly1305::BLOCK) {
+        key.absorb(h, u128::from_le_bytes(b.try_into().expect("16 bytes")), 1);
+    }
+}
+
+/// Seals `data` (whole batches) from the state `st`, hashing the ciphertext.
+///
+/// # Safety
+/// The CPU must support AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn seal_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 3]) {
+    debug_assert!(data.len().is_multiple_of(BATCH));
+    let batches = data.len() / BATCH;
+    if batches == 0 {
+        return;
+    }
+    let mut hh = *h;
+    let mut ctr = st[12];
+    // Nothing sealed yet to hash while the first batch's key stream runs.
+    xor_out(&keystream::<20>(st, ctr, ()), &mut data[..BATCH]);
+    for i in 1..batches {
+        ctr = ctr.wrapping_add(N as u32);
+        let (done, rest) = data.split_at_mut(i * BATCH);
+        let prev: &[u8; BATCH] = done[done.len() - BATCH..].try_into().expect("a batch");
+        let x = keystream_hashing(st, ctr, prev, key, &mut hh);
+        xor_out(&x, &mut rest[..BATCH]);
+    }
+    hash_batch(&data[data.len() - BATCH..], key, &mut hh);
+    *h = hh;
+}
+
+/// Opens `data` (whole batches) from the state `st`, hashing the ciphertext
+/// of each batch before it decrypts it.
+///
+/// # Safety
+/// The CPU must support AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn open_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 3]) {
+    debug_assert!(data.len().is_multiple_of(BATCH));
+    let mut hh = *h;
+    let mut ctr = st[12];
+    for chunk in data.chunks_exact_mut(BATCH) {
+        let src: &[u8; BATCH] = (&*chunk).try_into().expect("a batch");
+        let x = keystream_hashing(st, ctr, src, key, &mut hh);
+        xor_out(&x, chunk);
+        ctr = ctr.wrapping_add(N as u32);
+    }
+    *h = hh;
+}
+
+/// The whole batches of `data`, checked against the counter's end.
+fn whole_batches(counter: u32, data: &mut [u8]) -> &mut [u8] {
+    let len = data.len() / BATCH * BATCH;
+    assert!(
+        (len / BLOCK) as u64 <= u64::from(u32::MAX - counter),
+        "ChaCha block counter would wrap"
+    );
+    &mut data[..len]
+}
+
+/// ChaCha20 for `key` and `nonce` from block `counter` XORed into the whole
+/// 512-byte batches of `data`, and Poly1305 (`mac`) over the result: the
+/// sealing half of the AEAD. Returns the bytes done; the caller finishes the
+/// rest (under 512 bytes).
+///
+/// # Panics
+/// If the CPU cannot run it ([`runnable`]), or the batches would run the
+/// block counter past `u32::MAX`.
+pub(crate) fn seal(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; NONCE_LEN],
+    counter: u32,
+    data: &mut [u8],
+    mac: &mut Poly1305Hash,
+) -> usize {
+    assert!(runnable(), "AVX2 and BMI2");
+    let data = whole_batches(counter, data);
+    let st = Zeroizing::new(state(key, counter, nonce));
+    let (k, mut h) = mac.state();
+    // SAFETY: `runnable` checked AVX2 and BMI2.
+    unsafe { seal_batches(&st, data, k, &mut h) };
+    mac.set_h(h);
+    data.len()
+}
+
+/// Poly1305 (`mac`) over the whole 512-byte batches of `data`, and ChaCha20
+/// for `key` and `nonce` from block `counter` XORed into them: the opening
+/// half of the AEAD, which decrypts before the tag is known (the caller
+/// undoes it on a bad tag). Returns the bytes done; the caller finishes the
+/// rest (under 512 bytes).
+///
+/// # Panics
+/// As [`seal`].
+pub(crate) fn open(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; NONCE_LEN],
+    counter: u32,
+    data: &mut [u8],
+    mac: &mut Poly1305Hash,
+) -> usize {
+    assert!(runnable(), "AVX2 and BMI2");
+    let data = whole_batches(counter, data);
+    let st = Zeroizing::new(state(key, counter, nonce));
+    let (k, mut h) = mac.state();
+    // SAFETY: `runnable` checked AVX2 and BMI2.
+    unsafe { open_batches(&st, data, k, &mut h) };
+    mac.set_h(h);
+    data.len()
+}
