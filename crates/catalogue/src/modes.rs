@@ -254,6 +254,26 @@ pub trait Kernel64<const N: usize> {
     /// Decrypts `N` independent blocks.
     fn decrypt_par(&self, x: &mut [u64; N]);
 
+    /// Blocks per call of the bulk kernel ([`Kernel64::encrypt_bulk`]), at
+    /// most [`block64::MAX_BULK`]; 0 when the cipher has none.
+    fn bulk_blocks(&self) -> usize {
+        0
+    }
+
+    /// Encrypts [`Kernel64::bulk_blocks`] blocks in place (DES's bitsliced
+    /// rounds, which take hundreds of blocks at once). Only called when
+    /// `bulk_blocks()` is not 0.
+    fn encrypt_bulk(&self, x: &mut [u64]) {
+        let _ = x;
+        unreachable!("no bulk kernel");
+    }
+
+    /// Decrypts [`Kernel64::bulk_blocks`] blocks in place.
+    fn decrypt_bulk(&self, x: &mut [u64]) {
+        let _ = x;
+        unreachable!("no bulk kernel");
+    }
+
     /// CBC encryption of `blocks` in place, chained from `iv`; returns the
     /// last ciphertext block. A cipher may override it to keep the chaining
     /// value in its own representation (DES does, after its initial
@@ -322,10 +342,50 @@ pub mod block64 {
         }
     }
 
+    /// Most blocks a bulk kernel takes at once.
+    pub const MAX_BULK: usize = 256;
+
+    /// Runs `f` on the whole batches of `n` blocks at the start of
+    /// `blocks` (none when `n` is 0), each loaded into a buffer of `u64`s;
+    /// `f` gets the loaded batch, the batch's blocks and the buffer to work
+    /// on (its first `n` values). Returns the blocks left.
+    #[inline(always)]
+    fn batches(
+        blocks: &mut [[u8; 8]],
+        n: usize,
+        mut f: impl FnMut(&mut [[u8; 8]], &mut [u64]),
+    ) -> &mut [[u8; 8]] {
+        if n == 0 || blocks.len() < n {
+            return blocks;
+        }
+        assert!(n <= MAX_BULK, "bulk batch too large");
+        let mut buf = [0u64; MAX_BULK];
+        let (head, rest) = blocks.split_at_mut(blocks.len() / n * n);
+        for chunk in head.chunks_exact_mut(n) {
+            f(chunk, &mut buf[..n]);
+        }
+        rest
+    }
+
+    /// Loads blocks into `x`.
+    #[inline(always)]
+    fn load_into(x: &mut [u64], blocks: &[[u8; 8]]) {
+        for (x, b) in x.iter_mut().zip(blocks) {
+            *x = u64::from_be_bytes(*b);
+        }
+    }
+
     /// ECB encryption of whole blocks in place.
     pub fn ecb_encrypt<K: Kernel64<N>, const N: usize>(k: &K, data: &mut [u8]) {
+        let rest = batches(as_blocks(data), k.bulk_blocks(), |chunk, x| {
+            load_into(x, chunk);
+            k.encrypt_bulk(x);
+            for (b, x) in chunk.iter_mut().zip(x) {
+                *b = x.to_be_bytes();
+            }
+        });
         each::<N>(
-            as_blocks(data),
+            rest,
             |x| k.encrypt_par(x),
             |x| k.encrypt_one(x),
             K::MIN_PADDED_TAIL,
@@ -334,8 +394,15 @@ pub mod block64 {
 
     /// ECB decryption of whole blocks in place.
     pub fn ecb_decrypt<K: Kernel64<N>, const N: usize>(k: &K, data: &mut [u8]) {
+        let rest = batches(as_blocks(data), k.bulk_blocks(), |chunk, x| {
+            load_into(x, chunk);
+            k.decrypt_bulk(x);
+            for (b, x) in chunk.iter_mut().zip(x) {
+                *b = x.to_be_bytes();
+            }
+        });
         each::<N>(
-            as_blocks(data),
+            rest,
             |x| k.decrypt_par(x),
             |x| k.decrypt_one(x),
             K::MIN_PADDED_TAIL,
@@ -349,16 +416,28 @@ pub mod block64 {
         *iv = last.to_be_bytes();
     }
 
-    /// CBC decryption of whole blocks in place, `N` blocks at a time: each
-    /// group is decrypted from registers that still hold its ciphertext,
-    /// which is what the next group chains from. `iv` becomes the last
-    /// ciphertext block.
+    /// CBC decryption of whole blocks in place, a bulk batch or `N` blocks
+    /// at a time: each group is decrypted from a copy while the data still
+    /// holds its ciphertext, which the blocks chain from. `iv` becomes the
+    /// last ciphertext block.
     pub fn cbc_decrypt<K: Kernel64<N>, const N: usize>(k: &K, iv: &mut [u8; 8], data: &mut [u8]) {
         let blocks = as_blocks(data);
         let Some(&last) = blocks.last() else {
             return;
         };
         let mut prev = u64::from_be_bytes(*iv);
+        let blocks = batches(blocks, k.bulk_blocks(), |chunk, x| {
+            load_into(x, chunk);
+            let c_last = x[x.len() - 1];
+            k.decrypt_bulk(x);
+            // From the end, so that the ciphertext each block chains from
+            // is still there.
+            for i in (1..chunk.len()).rev() {
+                chunk[i] = (x[i] ^ u64::from_be_bytes(chunk[i - 1])).to_be_bytes();
+            }
+            chunk[0] = (x[0] ^ prev).to_be_bytes();
+            prev = c_last;
+        });
         let (groups, tail) = blocks.as_chunks_mut::<N>();
         for g in groups {
             let c = load(g);
@@ -402,6 +481,16 @@ pub mod block64 {
     ) {
         let mut ctr = u64::from_be_bytes(*counter);
         let (blocks, partial) = data.as_chunks_mut::<8>();
+        let blocks = batches(blocks, k.bulk_blocks(), |chunk, x| {
+            for x in x.iter_mut() {
+                *x = ctr;
+                ctr = ctr.wrapping_add(1);
+            }
+            k.encrypt_bulk(x);
+            for (b, x) in chunk.iter_mut().zip(x) {
+                *b = (u64::from_be_bytes(*b) ^ *x).to_be_bytes();
+            }
+        });
         let (groups, tail) = blocks.as_chunks_mut::<N>();
         for g in groups {
             let mut x: [u64; N] = core::array::from_fn(|i| ctr.wrapping_add(i as u64));
@@ -766,10 +855,10 @@ mod tests {
     }
 
     /// The `u64`-kernel modes of the 64-bit block ciphers against the
-    /// batched [`BlockModes`] over the same cipher's `cipher` traits: every
-    /// length from 0 to 70 blocks (every tail length of the kernels) plus a
-    /// partial CTR block, counters across the 2^64 wrap, and calls that
-    /// chain.
+    /// batched [`BlockModes`] over the same cipher's `cipher` traits (the
+    /// table rounds only): lengths that reach every tail and the bulk
+    /// batches, plus a partial CTR block, counters across the 2^64 wrap,
+    /// and calls that chain.
     fn block64_matches_block_modes<K, const N: usize>(cipher: K)
     where
         K: Kernel64<N>
@@ -779,8 +868,11 @@ mod tests {
     {
         let mut generic = BlockModes::new(cipher.clone());
         let k = &cipher;
-        let data: Vec<u8> = (0..8 * 70 + 7).map(|i| (i * 29 % 253) as u8).collect();
-        for blocks in 0..=70 {
+        let data: Vec<u8> = (0..8 * 600 + 7).map(|i| (i * 29 % 253) as u8).collect();
+        // Every tail length of the interleaved kernels, and around the bulk
+        // batches (128 and 256 blocks for DES on SSE2/NEON and AVX2).
+        let lengths = (0..=70).chain([127, 128, 129, 255, 256, 257, 383, 384, 512, 517, 600]);
+        for blocks in lengths {
             let len = 8 * blocks;
             let plain = &data[..len];
             let name = format!("{} blocks", blocks);
@@ -816,8 +908,8 @@ mod tests {
             }
         }
         // Calls chain like one call.
-        let plain = &data[..8 * 61];
-        for split in [0, 8, 24, 8 * 33] {
+        let plain = &data[..8 * 600];
+        for split in [0, 8, 24, 8 * 33, 8 * 300] {
             let mut whole = plain.to_vec();
             let mut parts = plain.to_vec();
             let (mut i1, mut i2) = ([3u8; 8], [3u8; 8]);

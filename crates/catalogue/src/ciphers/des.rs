@@ -32,10 +32,13 @@
 //! * the key schedule is precomputed into round keys in the expanded
 //!   layout, once in encryption and once in decryption order.
 //!
-//! The multi-block path ([`PAR_BLOCKS`] blocks, ECB, CBC decryption and CTR
-//! through [`crate::modes::block64`]) interleaves the rounds of independent
-//! blocks so that their lookups overlap; each round's eight lookups go into
-//! two chains of four. The single-block path (CBC encryption) is one long
+//! Bulk data (ECB, CBC decryption and CTR through [`crate::modes::block64`])
+//! goes through the bitsliced rounds of [`super::des_bitslice`] where the CPU
+//! has SIMD registers (AVX2, SSE2, NEON), hundreds of blocks at once; what
+//! is left over (fewer blocks than a batch) and CPUs without them take the
+//! table rounds [`PAR_BLOCKS`] blocks at a time, interleaved so that the
+//! lookups of independent blocks overlap (each round's eight lookups go into
+//! two chains of four). The single-block path (CBC encryption) is one long
 //! dependency chain: its lookups are combined as a tree shaped for the
 //! order they arrive in, the round key goes in off the chain, and in CBC
 //! the chaining value stays after `IP`, so that `FP` of one block and `IP`
@@ -64,6 +67,10 @@ use cipher::{
 };
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use super::des_bitslice::{BsKeys, crypt_batch};
+use crate::dispatch::DesImpl;
+use crate::modes::Kernel64;
+
 /// Number of blocks the multi-block path processes interleaved.
 pub const PAR_BLOCKS: usize = 4;
 
@@ -89,6 +96,22 @@ const PC2: [u8; 48] = [
 
 /// Left shifts of `C` and `D` before each round.
 const SHIFTS: [u8; 16] = [1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1];
+
+/// The initial permutation `IP`: output bit `i + 1` is input bit `IP[i]`.
+pub(super) const IP_TABLE: [u8; 64] = [
+    58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, 62, 54, 46, 38, 30, 22, 14, 6,
+    64, 56, 48, 40, 32, 24, 16, 8, 57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11, 3, 61,
+    53, 45, 37, 29, 21, 13, 5, 63, 55, 47, 39, 31, 23, 15, 7,
+];
+
+/// The expansion `E`: output bit `i + 1` is bit `E[i]` of the right half.
+pub(super) const E_TABLE: [u8; 48] = [
+    32, 1, 2, 3, 4, 5, 4, 5, 6, 7, 8, 9, 8, 9, 10, 11, 12, 13, 12, 13, 14, 15, 16, 17, 16, 17, 18,
+    19, 20, 21, 20, 21, 22, 23, 24, 25, 24, 25, 26, 27, 28, 29, 28, 29, 30, 31, 32, 1,
+];
+
+/// The permutation `P` of the cipher function `f`.
+pub(super) const P_TABLE: [u8; 32] = P;
 
 /// The permutation `P` of the cipher function `f`.
 const P: [u8; 32] = [
@@ -210,7 +233,7 @@ const fn compress(y: u64) -> u32 {
 }
 
 /// Which S-box reads byte `j` of an expanded half.
-const SBOX_OF_BYTE: [usize; 8] = [7, 5, 3, 1, 6, 4, 2, 0];
+pub(super) const SBOX_OF_BYTE: [usize; 8] = [7, 5, 3, 1, 6, 4, 2, 0];
 
 /// `SPX[j][v]`: the S-box of byte `j` (see [`SBOX_OF_BYTE`]) followed by `P`,
 /// on the 6-bit group `v`, expanded: one round is eight lookups XORed into
@@ -597,6 +620,82 @@ impl<const S: usize> BlockCipherDecBackend for Backend<'_, S> {
 }
 
 // ---------------------------------------------------------------------------
+// The kernel of the catalogue's rows.
+// ---------------------------------------------------------------------------
+
+/// The bitsliced rounds ([`des_bitslice`]) for bulk data (ECB, CBC
+/// decryption, CTR), where the CPU has SIMD registers for them
+/// ([`crate::dispatch::des`]).
+#[derive(Clone)]
+struct Bulk<const S: usize> {
+    imp: DesImpl,
+    enc: BsKeys<S>,
+    dec: BsKeys<S>,
+}
+
+impl<const S: usize> Bulk<S> {
+    fn new(ek: &[[u64; 16]; S], dk: &[[u64; 16]; S]) -> Option<Self> {
+        let imp = crate::dispatch::des();
+        (imp != DesImpl::Table).then(|| Bulk {
+            imp,
+            enc: BsKeys::new(ek),
+            dec: BsKeys::new(dk),
+        })
+    }
+}
+
+/// [`Kernel64`] for `$t` (`$s` stages): the table rounds for single blocks and the
+/// interleaved groups, the bitsliced rounds for bulk data.
+macro_rules! kernel64 {
+    ($t:ty, $s:literal) => {
+        impl Kernel64<PAR_BLOCKS> for $t {
+            #[inline]
+            fn encrypt_one(&self, x: u64) -> u64 {
+                crypt1(&self.ek, x)
+            }
+            #[inline]
+            fn decrypt_one(&self, x: u64) -> u64 {
+                crypt1(&self.dk, x)
+            }
+            #[inline]
+            fn encrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
+                crypt_par(&self.ek, x);
+            }
+            #[inline]
+            fn decrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
+                crypt_par(&self.dk, x);
+            }
+            #[inline]
+            fn cbc_encrypt(&self, iv: u64, blocks: &mut [[u8; 8]]) -> u64 {
+                cbc_encrypt1(&self.ek, iv, blocks)
+            }
+            #[inline]
+            fn bulk_blocks(&self) -> usize {
+                self.bulk.as_ref().map_or(0, |b| b.imp.blocks())
+            }
+            #[inline]
+            fn encrypt_bulk(&self, x: &mut [u64]) {
+                let b = self.bulk.as_ref().expect("a bulk kernel");
+                crypt_batch(b.imp, &b.enc, x);
+            }
+            #[inline]
+            fn decrypt_bulk(&self, x: &mut [u64]) {
+                let b = self.bulk.as_ref().expect("a bulk kernel");
+                crypt_batch(b.imp, &b.dec, x);
+            }
+        }
+
+        impl $t {
+            /// The bitsliced round keys, whatever the CPU (for the tests).
+            #[cfg(test)]
+            pub(super) fn bitslice_keys(&self) -> (BsKeys<$s>, BsKeys<$s>) {
+                (BsKeys::new(&self.ek), BsKeys::new(&self.dk))
+            }
+        }
+    };
+}
+
+// ---------------------------------------------------------------------------
 // DES.
 // ---------------------------------------------------------------------------
 
@@ -610,14 +709,17 @@ pub struct Des {
     ek: [[u64; 16]; 1],
     /// Round keys in decryption order.
     dk: [[u64; 16]; 1],
+    /// The bitsliced rounds for bulk data, where the CPU has them.
+    bulk: Option<Bulk<1>>,
 }
 
 impl Des {
     /// Expands an 8-byte key (length checked by the caller).
     fn expand(key: &[u8]) -> Self {
-        let ek = key_schedule(key);
-        let dk = reverse_schedule(&ek);
-        Self { ek: [ek], dk: [dk] }
+        let ek = [key_schedule(key)];
+        let dk = [reverse_schedule(&ek[0])];
+        let bulk = Bulk::new(&ek, &dk);
+        Self { ek, dk, bulk }
     }
 }
 
@@ -659,28 +761,7 @@ impl BlockCipherDecrypt for Des {
     }
 }
 
-impl crate::modes::Kernel64<PAR_BLOCKS> for Des {
-    #[inline]
-    fn encrypt_one(&self, x: u64) -> u64 {
-        crypt1(&self.ek, x)
-    }
-    #[inline]
-    fn decrypt_one(&self, x: u64) -> u64 {
-        crypt1(&self.dk, x)
-    }
-    #[inline]
-    fn encrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
-        crypt_par(&self.ek, x);
-    }
-    #[inline]
-    fn decrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
-        crypt_par(&self.dk, x);
-    }
-    #[inline]
-    fn cbc_encrypt(&self, iv: u64, blocks: &mut [[u8; 8]]) -> u64 {
-        cbc_encrypt1(&self.ek, iv, blocks)
-    }
-}
+kernel64!(Des, 1);
 
 impl fmt::Debug for Des {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -717,6 +798,8 @@ pub struct TdesEde3 {
     ek: [[u64; 16]; 3],
     /// 48 rounds of decryption: `K3` reversed, `K2` forward, `K1` reversed.
     dk: [[u64; 16]; 3],
+    /// The bitsliced rounds for bulk data, where the CPU has them.
+    bulk: Option<Bulk<3>>,
 }
 
 impl TdesEde3 {
@@ -728,10 +811,9 @@ impl TdesEde3 {
         let mut r1 = reverse_schedule(&k1);
         let mut r2 = reverse_schedule(&k2);
         let mut r3 = reverse_schedule(&k3);
-        let out = Self {
-            ek: [k1, r2, k3],
-            dk: [r3, k2, r1],
-        };
+        let (ek, dk) = ([k1, r2, k3], [r3, k2, r1]);
+        let bulk = Bulk::new(&ek, &dk);
+        let out = Self { ek, dk, bulk };
         for k in [&mut k1, &mut k2, &mut k3, &mut r1, &mut r2, &mut r3] {
             k.zeroize();
         }
@@ -777,28 +859,7 @@ impl BlockCipherDecrypt for TdesEde3 {
     }
 }
 
-impl crate::modes::Kernel64<PAR_BLOCKS> for TdesEde3 {
-    #[inline]
-    fn encrypt_one(&self, x: u64) -> u64 {
-        crypt1(&self.ek, x)
-    }
-    #[inline]
-    fn decrypt_one(&self, x: u64) -> u64 {
-        crypt1(&self.dk, x)
-    }
-    #[inline]
-    fn encrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
-        crypt_par(&self.ek, x);
-    }
-    #[inline]
-    fn decrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
-        crypt_par(&self.dk, x);
-    }
-    #[inline]
-    fn cbc_encrypt(&self, iv: u64, blocks: &mut [[u8; 8]]) -> u64 {
-        cbc_encrypt1(&self.ek, iv, blocks)
-    }
-}
+kernel64!(TdesEde3, 3);
 
 impl fmt::Debug for TdesEde3 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -821,23 +882,20 @@ impl Drop for TdesEde3 {
 
 impl ZeroizeOnDrop for TdesEde3 {}
 
+/// S-box `j + 1` of FIPS 46-3 on the 6-bit group `v` (first bit most
+/// significant).
+#[cfg(test)]
+pub(super) fn sbox_value(j: usize, v: usize) -> u8 {
+    S[j][((v >> 4) & 2) | (v & 1)][(v >> 1) & 0xF]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use hex_literal::hex;
 
-    /// The initial permutation `IP` as printed in FIPS 46-3.
-    const IP: [u8; 64] = [
-        58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, 62, 54, 46, 38, 30, 22, 14,
-        6, 64, 56, 48, 40, 32, 24, 16, 8, 57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11,
-        3, 61, 53, 45, 37, 29, 21, 13, 5, 63, 55, 47, 39, 31, 23, 15, 7,
-    ];
-
-    /// The expansion `E` as printed in FIPS 46-3.
-    const E: [u8; 48] = [
-        32, 1, 2, 3, 4, 5, 4, 5, 6, 7, 8, 9, 8, 9, 10, 11, 12, 13, 12, 13, 14, 15, 16, 17, 16, 17,
-        18, 19, 20, 21, 20, 21, 22, 23, 24, 25, 24, 25, 26, 27, 28, 29, 28, 29, 30, 31, 32, 1,
-    ];
+    const IP: [u8; 64] = IP_TABLE;
+    const E: [u8; 48] = E_TABLE;
 
     use crate::ciphers::test_support::XorShift;
 
