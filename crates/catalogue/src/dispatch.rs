@@ -193,6 +193,57 @@ pub fn camellia() -> &'static str {
     camellia_for(cpu::features())
 }
 
+/// Which code runs DES and Triple-DES on bulk data (ECB, CBC decryption,
+/// CTR; single blocks always take the table rounds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DesImpl {
+    /// Bitsliced, 256 blocks in AVX2 registers (x86-64).
+    Avx2,
+    /// Bitsliced, 128 blocks in SSE2 registers (the x86-64 baseline).
+    Sse2,
+    /// Bitsliced, 128 blocks in NEON registers (aarch64).
+    Neon,
+    /// Table rounds only.
+    Table,
+}
+
+impl DesImpl {
+    /// The implementation's name in benchmark results.
+    pub fn name(self) -> &'static str {
+        match self {
+            DesImpl::Avx2 => "bitslice-avx2",
+            DesImpl::Sse2 => "bitslice-sse2",
+            DesImpl::Neon => "bitslice-neon",
+            DesImpl::Table => "table",
+        }
+    }
+
+    /// Blocks per batch of the bitsliced code (0 for the table rounds).
+    pub fn blocks(self) -> usize {
+        match self {
+            DesImpl::Avx2 => 256,
+            DesImpl::Sse2 | DesImpl::Neon => 128,
+            DesImpl::Table => 0,
+        }
+    }
+}
+
+/// The DES implementation for features `f`.
+pub fn des_for(f: CpuFeatures) -> DesImpl {
+    if cfg!(target_arch = "x86_64") {
+        if f.avx2 { DesImpl::Avx2 } else { DesImpl::Sse2 }
+    } else if cfg!(target_arch = "aarch64") && f.neon {
+        DesImpl::Neon
+    } else {
+        DesImpl::Table
+    }
+}
+
+/// The DES implementation that runs here.
+pub fn des() -> DesImpl {
+    des_for(cpu::features())
+}
+
 /// Whether POLYVAL (HCTR2) runs the `polyval` crate's carry-less multiply
 /// code. The crate picks it from the hardware, so where the mask forbids
 /// carry-less multiply the portable field arithmetic runs instead.
@@ -452,5 +503,29 @@ mod tests {
             Some(crate::gcm::GhashImpl::Pmull)
         );
         assert_eq!(aes_gcm_for(at(Tier::ArmNeon)), None);
+    }
+
+    /// DES bitslices on the widest SIMD registers a tier has; only ARM
+    /// without NEON keeps the table rounds.
+    #[test]
+    fn every_tier_has_its_des() {
+        use crate::cpu::{Tier, parse_mask};
+        let tiers: &[(Tier, DesImpl)] = if cfg!(target_arch = "x86_64") {
+            &[
+                (Tier::Avx512, DesImpl::Avx2),
+                (Tier::AesniAvx2, DesImpl::Avx2),
+                (Tier::Portable, DesImpl::Sse2),
+            ]
+        } else {
+            &[
+                (Tier::ArmCe, DesImpl::Neon),
+                (Tier::ArmNeon, DesImpl::Neon),
+                (Tier::ArmPortable, DesImpl::Table),
+            ]
+        };
+        for &(t, want) in tiers {
+            let f = t.requires().without(parse_mask(t.mask()).unwrap());
+            assert_eq!(des_for(f), want, "{t:?}");
+        }
     }
 }

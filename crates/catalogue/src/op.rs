@@ -13,7 +13,7 @@ use crate::aead::{Aead, AeadAlgorithm, NONCE_LEN, TAG_LEN};
 use crate::chacha;
 use crate::ciphers;
 use crate::dispatch;
-use crate::modes::{BlockModes, Xts};
+use crate::modes::{BlockModes, Kernel64, Xts, block64};
 use crate::{Algorithm, CipherSpec, IvGen, Mode, SpecError};
 
 /// Why an operation failed.
@@ -361,6 +361,59 @@ impl CipherModes for OwnTwofish {
     }
 }
 
+/// A 64-bit block cipher on its own `u64` kernel ([`block64`]): Blowfish,
+/// DES, Triple-DES.
+struct Keyed64<K, const N: usize> {
+    cipher: K,
+    backend: &'static str,
+}
+
+fn block8(b: &mut [u8]) -> &mut [u8; 8] {
+    b.try_into()
+        .expect("IVs and counters of a 64-bit block cipher are 8 bytes")
+}
+
+impl<K: Kernel64<N> + Send, const N: usize> CipherModes for Keyed64<K, N> {
+    fn block_size(&self) -> usize {
+        8
+    }
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+    fn ecb_encrypt(&mut self, data: &mut [u8]) {
+        block64::ecb_encrypt(&self.cipher, data)
+    }
+    fn ecb_decrypt(&mut self, data: &mut [u8]) {
+        block64::ecb_decrypt(&self.cipher, data)
+    }
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        block64::cbc_encrypt(&self.cipher, block8(iv), data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        block64::cbc_decrypt(&self.cipher, block8(iv), data)
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        block64::ctr_apply(&self.cipher, block8(counter), data)
+    }
+}
+
+fn keyed64<K, const N: usize>(
+    cipher: Result<K, cipher::InvalidLength>,
+    algorithm: Algorithm,
+    key_len: usize,
+    backend: &'static str,
+) -> Result<Box<dyn CipherModes>, CipherError>
+where
+    K: Kernel64<N> + Send + 'static,
+{
+    let cipher = cipher.map_err(|_| CipherError::KeyLength {
+        spec: algorithm.name().to_string(),
+        expected: algorithm.default_key_bits() / 8,
+        got: key_len,
+    })?;
+    Ok(Box::new(Keyed64::<K, N> { cipher, backend }))
+}
+
 fn keyed_aes<C>(
     key: &[u8],
     algorithm: Algorithm,
@@ -414,9 +467,24 @@ pub fn block_modes(
                 })?;
             Ok(camellia_modes(cipher))
         }
-        (Algorithm::Blowfish, _) => keyed(ciphers::Blowfish::new_from_slice(key), a, n, "soft"),
-        (Algorithm::Des, _) => keyed(ciphers::Des::new_from_slice(key), a, n, "table"),
-        (Algorithm::TripleDes, _) => keyed(ciphers::TdesEde3::new_from_slice(key), a, n, "table"),
+        (Algorithm::Blowfish, _) => keyed64::<_, { ciphers::blowfish::PAR_BLOCKS }>(
+            ciphers::Blowfish::new_from_slice(key),
+            a,
+            n,
+            "soft",
+        ),
+        (Algorithm::Des, _) => keyed64::<_, { ciphers::des::PAR_BLOCKS }>(
+            ciphers::Des::new_from_slice(key),
+            a,
+            n,
+            dispatch::des().name(),
+        ),
+        (Algorithm::TripleDes, _) => keyed64::<_, { ciphers::des::PAR_BLOCKS }>(
+            ciphers::TdesEde3::new_from_slice(key),
+            a,
+            n,
+            dispatch::des().name(),
+        ),
         (Algorithm::Rc2, _) => keyed(ciphers::Rc2::new_from_slice(key), a, n, "lanes16"),
         (Algorithm::Tea, _) => keyed(ciphers::tea::Tea::with_repeats(key, repeats), a, n, "soft"),
         (Algorithm::Xtea, _) => keyed(ciphers::tea::Xtea::with_repeats(key, repeats), a, n, "soft"),

@@ -15,29 +15,34 @@
 //! 40 MiB/s one block at a time (CBC encryption).
 //!
 //! This module implements the classic fast software technique (as in
-//! R. Outerbridge's `d3des` and OpenSSL's `des_enc.c`):
+//! R. Outerbridge's `d3des`, OpenSSL's `des_enc.c` and libgcrypt's
+//! `des-amd64.S`):
 //!
-//! * the S-boxes and the permutation `P` are folded into eight 64-entry
-//!   `u32` tables (`SP`), one per S-box, holding `P(S_i(x))`, so a round is
-//!   two key XORs, one rotation and eight table lookups;
-//! * the halves are kept rotated left by one bit, which lines the eight
-//!   6-bit groups of the expansion `E` up on byte boundaries of the word and
-//!   of the word rotated by four, so `E` costs nothing;
+//! * the halves are kept rotated left by one bit and *expanded*: the eight
+//!   6-bit groups of `E(R)` sit one per byte of a `u64` ([`expand`]; the
+//!   expansion is linear, so rounds XOR expanded values into an expanded
+//!   half and never expand again);
+//! * the S-boxes, the permutation `P` and the expansion are folded into
+//!   eight `u64` tables (`SPX`), one per byte of the expanded half, so a
+//!   round is one key XOR and eight lookups XORed into the other half;
 //! * the initial and final permutations are five "swap-and-mask" steps
-//!   (`PERM_OP`) each;
-//! * the key schedule is precomputed into 16 pairs of round-key words in the
-//!   layout the rounds consume, once in encryption and once in decryption
-//!   order;
-//! * Triple-DES (EDE3: encrypt with `K1`, decrypt with `K2`, encrypt with
-//!   `K3`) does the initial permutation once, 48 rounds and the final
-//!   permutation once, since `IP(FP(x)) = x` between the stages.
+//!   (`PERM_OP`) each, done once per block: Triple-DES (EDE3: encrypt with
+//!   `K1`, decrypt with `K2`, encrypt with `K3`) runs 48 rounds between them,
+//!   since `IP(FP(x)) = x` between the stages;
+//! * the key schedule is precomputed into round keys in the expanded
+//!   layout, once in encryption and once in decryption order.
 //!
-//! The multi-block path processes [`PAR_BLOCKS`] blocks with their rounds
-//! interleaved, so that the table lookups of independent blocks overlap
-//! (measured: 2 blocks 205 MiB/s, 3 blocks 280, 4 blocks 265, 6 or 8 blocks
-//! 220-235 for DES; beyond three the state no longer fits in registers).
-//! The single-block path combines each round's lookups as a tree instead of
-//! a chain, which shortens its dependency chain (about 20% faster there).
+//! Bulk data (ECB, CBC decryption and CTR through [`crate::modes::block64`])
+//! goes through the bitsliced rounds of [`super::des_bitslice`] where the CPU
+//! has SIMD registers (AVX2, SSE2, NEON), hundreds of blocks at once; what
+//! is left over (fewer blocks than a batch) and CPUs without them take the
+//! table rounds [`PAR_BLOCKS`] blocks at a time, interleaved so that the
+//! lookups of independent blocks overlap (each round's eight lookups go into
+//! two chains of four). The single-block path (CBC encryption) is one long
+//! dependency chain: its lookups are combined as a tree shaped for the
+//! order they arrive in, the round key goes in off the chain, and in CBC
+//! the chaining value stays after `IP`, so that `FP` of one block and `IP`
+//! of the next run beside the chain instead of on it.
 //!
 //! The algorithm follows FIPS PUB 46-3, *Data Encryption Standard (DES)*
 //! (withdrawn 2005), and NIST SP 800-67 Rev. 2, *Recommendation for the
@@ -62,11 +67,15 @@ use cipher::{
 };
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use super::des_bitslice::{BsKeys, crypt_batch};
+use crate::dispatch::DesImpl;
+use crate::modes::Kernel64;
+
 /// Number of blocks the multi-block path processes interleaved.
-pub const PAR_BLOCKS: usize = 3;
+pub const PAR_BLOCKS: usize = 4;
 
 /// `ParBlocksSize` of the backends; must equal [`PAR_BLOCKS`].
-type ParSize = cipher::consts::U3;
+type ParSize = cipher::consts::U4;
 
 // ---------------------------------------------------------------------------
 // FIPS 46-3 tables (1-based bit numbers, bit 1 = most significant).
@@ -87,6 +96,22 @@ const PC2: [u8; 48] = [
 
 /// Left shifts of `C` and `D` before each round.
 const SHIFTS: [u8; 16] = [1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1];
+
+/// The initial permutation `IP`: output bit `i + 1` is input bit `IP[i]`.
+pub(super) const IP_TABLE: [u8; 64] = [
+    58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, 62, 54, 46, 38, 30, 22, 14, 6,
+    64, 56, 48, 40, 32, 24, 16, 8, 57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11, 3, 61,
+    53, 45, 37, 29, 21, 13, 5, 63, 55, 47, 39, 31, 23, 15, 7,
+];
+
+/// The expansion `E`: output bit `i + 1` is bit `E[i]` of the right half.
+pub(super) const E_TABLE: [u8; 48] = [
+    32, 1, 2, 3, 4, 5, 4, 5, 6, 7, 8, 9, 8, 9, 10, 11, 12, 13, 12, 13, 14, 15, 16, 17, 16, 17, 18,
+    19, 20, 21, 20, 21, 22, 23, 24, 25, 24, 25, 26, 27, 28, 29, 28, 29, 30, 31, 32, 1,
+];
+
+/// The permutation `P` of the cipher function `f`.
+pub(super) const P_TABLE: [u8; 32] = P;
 
 /// The permutation `P` of the cipher function `f`.
 const P: [u8; 32] = [
@@ -169,7 +194,7 @@ const fn permute(x: u64, in_bits: u32, table: &[u8]) -> u64 {
 /// bit most significant), placed at its nibble of the 32-bit output of the
 /// S-box layer, permuted by `P`, and rotated left by one bit (the rotated
 /// representation the rounds work in).
-static SP: [[u32; 64]; 8] = {
+const SP: [[u32; 64]; 8] = {
     let mut t = [[0u32; 64]; 8];
     let mut i = 0;
     while i < 8 {
@@ -187,29 +212,77 @@ static SP: [[u32; 64]; 8] = {
     t
 };
 
+/// The 6-bit groups of an expanded half (see [`expand`]).
+const EXPANDED: u64 = 0x3F3F_3F3F_3F3F_3F3F;
+
+/// Expands a rotated half `x` to the eight 6-bit groups of `E`, one per
+/// byte: bytes 0 to 3 hold the groups 8, 6, 4, 2 (`x` masked), bytes 4 to 7
+/// the groups 7, 5, 3, 1 (`x` rotated right by 4, masked). Every bit of `x`
+/// is kept (the two masks cover complementary nibble halves), so
+/// [`compress`] undoes it, and it commutes with XOR, so the rounds can XOR
+/// expanded values into an expanded half and never expand again.
+#[inline(always)]
+const fn expand(x: u32) -> u64 {
+    ((x.rotate_right(4) as u64) << 32 | x as u64) & EXPANDED
+}
+
+/// The inverse of [`expand`].
+#[inline(always)]
+const fn compress(y: u64) -> u32 {
+    (y as u32) | ((y >> 32) as u32).rotate_left(4)
+}
+
+/// Which S-box reads byte `j` of an expanded half.
+pub(super) const SBOX_OF_BYTE: [usize; 8] = [7, 5, 3, 1, 6, 4, 2, 0];
+
+/// `SPX[j][v]`: the S-box of byte `j` (see [`SBOX_OF_BYTE`]) followed by `P`,
+/// on the 6-bit group `v`, expanded: one round is eight lookups XORed into
+/// the other expanded half. Entries 64 to 255 are never read (the bytes of an
+/// expanded half are below 64); they make any `u8` a valid index, so the
+/// lookups need neither masks nor bounds checks.
+static SPX: [[u64; 256]; 8] = {
+    let mut t = [[0u64; 256]; 8];
+    let mut j = 0;
+    while j < 8 {
+        let mut v = 0;
+        while v < 64 {
+            t[j][v] = expand(SP[SBOX_OF_BYTE[j]][v]);
+            v += 1;
+        }
+        j += 1;
+    }
+    t
+};
+
 // ---------------------------------------------------------------------------
 // Key schedule.
 // ---------------------------------------------------------------------------
 
-/// Round keys of one DES key in encryption order: for round `r`, word
-/// `2r` holds the 6-bit groups 1, 3, 5, 7 of the 48-bit round key `K_r`
-/// (in bits 24-29, 16-21, 8-13, 0-5) and word `2r + 1` the groups 2, 4, 6,
-/// 8, matching the byte lanes of the rotated right half in [`f`].
-fn key_schedule(key: &[u8]) -> [u32; 32] {
+/// Round keys of one DES key in encryption order, in the layout of an
+/// expanded half (see [`expand`]): byte `j` of round key `r` holds the 6-bit
+/// group of `K_r` that byte `j` of the expanded right half meets.
+fn key_schedule(key: &[u8]) -> [u64; 16] {
     let mut key: [u8; 8] = key.try_into().expect("8-byte DES key");
     let mut cd = permute(u64::from_be_bytes(key), 64, &PC1);
     key.zeroize();
     let mut c = (cd >> 28) as u32;
     let mut d = (cd & 0x0FFF_FFFF) as u32;
-    let mut ks = [0u32; 32];
+    let mut ks = [0u64; 16];
     for (r, &shift) in SHIFTS.iter().enumerate() {
         c = ((c << shift) | (c >> (28 - shift))) & 0x0FFF_FFFF;
         d = ((d << shift) | (d >> (28 - shift))) & 0x0FFF_FFFF;
         cd = (u64::from(c) << 28) | u64::from(d);
         let mut k = permute(cd, 56, &PC2);
-        let g = |n: u32| ((k >> (42 - 6 * n)) & 0x3F) as u32;
-        ks[2 * r] = (g(0) << 24) | (g(2) << 16) | (g(4) << 8) | g(6);
-        ks[2 * r + 1] = (g(1) << 24) | (g(3) << 16) | (g(5) << 8) | g(7);
+        let g = |n: u32| (k >> (42 - 6 * n)) & 0x3F;
+        // Groups 8, 6, 4, 2 in bytes 0..4, groups 7, 5, 3, 1 in bytes 4..8.
+        ks[r] = g(7)
+            | (g(5) << 8)
+            | (g(3) << 16)
+            | (g(1) << 24)
+            | (g(6) << 32)
+            | (g(4) << 40)
+            | (g(2) << 48)
+            | (g(0) << 56);
         k.zeroize();
     }
     cd.zeroize();
@@ -219,11 +292,9 @@ fn key_schedule(key: &[u8]) -> [u32; 32] {
 }
 
 /// The same round keys in decryption (reverse round) order.
-fn reverse_schedule(ks: &[u32; 32]) -> [u32; 32] {
-    let mut out = [0u32; 32];
-    for (o, k) in out.chunks_exact_mut(2).zip(ks.chunks_exact(2).rev()) {
-        o.copy_from_slice(k);
-    }
+fn reverse_schedule(ks: &[u64; 16]) -> [u64; 16] {
+    let mut out = *ks;
+    out.reverse();
     out
 }
 
@@ -272,91 +343,188 @@ fn fp(mut l: u32, mut r: u32) -> (u32, u32) {
     (l, r)
 }
 
-/// The cipher function `f(R, K)` on the rotated half `x`: the expansion is
-/// free because the 6-bit groups 2, 4, 6, 8 of `E(R)` sit in the bytes of
-/// `x` and the groups 1, 3, 5, 7 in the bytes of `x` rotated right by 4.
-///
-/// The eight lookups are combined as one chain, which the compiler turns
-/// into eight XORs with memory operands into the destination half: the
-/// fewest registers, best when several blocks are interleaved.
+/// Byte `j` of `w` as a table index.
 #[inline(always)]
-fn f(x: u32, k0: u32, k1: u32) -> u32 {
-    let a = x.rotate_right(4) ^ k0;
-    let b = x ^ k1;
-    SP[0][((a >> 24) & 0x3F) as usize]
-        ^ SP[2][((a >> 16) & 0x3F) as usize]
-        ^ SP[4][((a >> 8) & 0x3F) as usize]
-        ^ SP[6][(a & 0x3F) as usize]
-        ^ SP[1][((b >> 24) & 0x3F) as usize]
-        ^ SP[3][((b >> 16) & 0x3F) as usize]
-        ^ SP[5][((b >> 8) & 0x3F) as usize]
-        ^ SP[7][(b & 0x3F) as usize]
+fn byte(w: u64, j: u32) -> usize {
+    usize::from((w >> (8 * j)) as u8)
 }
 
-/// [`f`] for a single block, whose rounds are one long dependency chain:
-/// the lookups are combined as a balanced tree (depth 3 instead of 8),
-/// about 20% faster there. The compiler re-linearises a tree of XORs, so
-/// the levels use OR, wrapping addition and OR instead; all three equal XOR
-/// here because the eight `SP` tables have pairwise disjoint output bits
-/// (`P` is a permutation and each S-box feeds its own four bits).
+/// The lookup of byte `j` of `w`.
 #[inline(always)]
-fn f_tree(x: u32, k0: u32, k1: u32) -> u32 {
-    let a = x.rotate_right(4) ^ k0;
-    let b = x ^ k1;
-    let t0 = SP[0][((a >> 24) & 0x3F) as usize] | SP[2][((a >> 16) & 0x3F) as usize];
-    let t1 = SP[4][((a >> 8) & 0x3F) as usize] | SP[6][(a & 0x3F) as usize];
-    let t2 = SP[1][((b >> 24) & 0x3F) as usize] | SP[3][((b >> 16) & 0x3F) as usize];
-    let t3 = SP[5][((b >> 8) & 0x3F) as usize] | SP[7][(b & 0x3F) as usize];
-    t0.wrapping_add(t1) | t2.wrapping_add(t3)
+fn sp(w: u64, j: u32) -> u64 {
+    SPX[j as usize][byte(w, j)]
 }
 
-/// Runs `N` blocks through `W / 32` DES stages (IP once, `W / 2` rounds,
-/// FP once), the rounds of the blocks interleaved. Each block is given as
-/// its big-endian halves.
+/// The cipher function `f` on `w`, the expanded right half XOR the round
+/// key, for the interleaved path: the eight lookups in two groups of four,
+/// each a chain of OR instructions with memory operands, added together.
+/// OR and addition equal XOR here because the eight tables have pairwise
+/// disjoint output bits (`P` is a permutation, each S-box feeds its own four
+/// bits, and [`expand`] keeps them apart); written with XOR, the compiler
+/// makes one chain of eight, twice as long.
 #[inline(always)]
-fn crypt<const N: usize, const W: usize>(ks: &[u32; W], hi: &mut [u32; N], lo: &mut [u32; N]) {
-    let mut l = [0u32; N];
-    let mut r = [0u32; N];
-    for b in 0..N {
-        (l[b], r[b]) = ip(hi[b], lo[b]);
+fn f(w: u64) -> u64 {
+    let lo = (sp(w, 0) | sp(w, 1)) | (sp(w, 2) | sp(w, 3));
+    let hi = (sp(w, 4) | sp(w, 5)) | (sp(w, 6) | sp(w, 7));
+    lo.wrapping_add(hi)
+}
+
+/// `h ^ f(w)` for a single block, whose rounds are one long dependency
+/// chain: a tree shaped for the times the lookups arrive. Bytes 0 and 1
+/// (a zero extension), 3 and 7 (one shift) and 2 (a shift and a mask into a
+/// byte offset, whose load needs no scaling) are ready first, `h` long
+/// before; bytes 4 to 6 take a shift and a zero extension, so their lookups
+/// come last and meet the rest one or two XORs before the end. `opaque`
+/// keeps the compiler from re-linearising the tree.
+#[inline(always)]
+fn f_latency(w: u64, h: u64) -> u64 {
+    let a = opaque(sp(w, 0) ^ sp(w, 1));
+    let b = opaque(h ^ sp(w, 7));
+    let c = opaque(sp(w, 2) ^ sp(w, 3));
+    let d = opaque(sp(w, 4) ^ sp(w, 5));
+    opaque(opaque(opaque(a ^ b) ^ c) ^ opaque(d ^ sp(w, 6)))
+}
+
+/// `v`, hidden from the optimizer's reassociation (no instruction; 32-bit
+/// targets, which hold a `u64` in two registers, pass it through).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn opaque(mut v: u64) -> u64 {
+    // SAFETY: an empty asm block that leaves its register as it is.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) v, options(pure, nomem, nostack, preserves_flags));
     }
-    for stage in ks.chunks_exact(32) {
-        for k in stage.chunks_exact(4) {
-            if N == 1 {
-                l[0] ^= f_tree(r[0], k[0], k[1]);
-                r[0] ^= f_tree(l[0], k[2], k[3]);
-            } else {
-                for b in 0..N {
-                    l[b] ^= f(r[b], k[0], k[1]);
-                }
-                for b in 0..N {
-                    r[b] ^= f(l[b], k[2], k[3]);
-                }
-            }
+    v
+}
+
+/// `v` (see the 64-bit version).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[inline(always)]
+fn opaque(v: u64) -> u64 {
+    v
+}
+
+/// Initial permutation of a block (`u64::from_be_bytes`), expanded.
+#[inline(always)]
+fn ip_expand(x: u64) -> (u64, u64) {
+    let (l, r) = ip((x >> 32) as u32, x as u32);
+    (expand(l), expand(r))
+}
+
+/// Final permutation of the expanded pre-output `(a, b)`.
+#[inline(always)]
+fn compress_fp(a: u64, b: u64) -> u64 {
+    let (hi, lo) = fp(compress(a), compress(b));
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
+/// The 16 rounds of one DES stage on one block: `a ^= f(b ^ k0)`,
+/// `b ^= f(a ^ k1)`, and so on. Written for latency: the next round's input
+/// `h ^ f ^ k` is formed as `f_latency(w, h ^ k)` (the key goes in off the
+/// chain), and the half itself is recovered from it off the chain too.
+#[inline(always)]
+fn stage1(k: &[u64; 16], a: &mut u64, b: &mut u64) {
+    let mut w = *b ^ k[0];
+    for i in 0..7 {
+        w = f_latency(w, *a ^ k[2 * i + 1]);
+        *a = w ^ k[2 * i + 1];
+        w = f_latency(w, *b ^ k[2 * i + 2]);
+        *b = w ^ k[2 * i + 2];
+    }
+    w = f_latency(w, *a ^ k[15]);
+    *a = w ^ k[15];
+    *b = f_latency(w, *b);
+}
+
+/// The 16 rounds of one DES stage on `N` blocks, interleaved.
+#[inline(always)]
+fn stage_par<const N: usize>(k: &[u64; 16], a: &mut [u64; N], b: &mut [u64; N]) {
+    for k in k.as_chunks::<2>().0 {
+        for i in 0..N {
+            a[i] ^= f(b[i] ^ k[0]);
         }
-        // End of a DES stage: the pre-output is (R16, L16), which is also
-        // what the next stage's IP(FP(.)) starts from.
-        core::mem::swap(&mut l, &mut r);
+        for i in 0..N {
+            b[i] ^= f(a[i] ^ k[1]);
+        }
     }
-    for b in 0..N {
-        (hi[b], lo[b]) = fp(l[b], r[b]);
+}
+
+/// The rounds of `S` DES stages on the expanded halves `(l, r)` after
+/// `IP`; returns the pre-output for `FP`. Between two stages no `FP` and
+/// `IP` are needed (`IP(FP(x)) = x`), only the halves trade roles.
+#[inline(always)]
+fn rounds1<const S: usize>(ks: &[[u64; 16]; S], mut l: u64, mut r: u64) -> (u64, u64) {
+    for (s, k) in ks.iter().enumerate() {
+        if s % 2 == 0 {
+            stage1(k, &mut l, &mut r);
+        } else {
+            stage1(k, &mut r, &mut l);
+        }
     }
+    if S % 2 == 1 { (r, l) } else { (l, r) }
+}
+
+/// One block through `S` DES stages (`IP` once, `16 S` rounds, `FP` once).
+#[inline(always)]
+fn crypt1<const S: usize>(ks: &[[u64; 16]; S], x: u64) -> u64 {
+    let (l, r) = ip_expand(x);
+    let (a, b) = rounds1(ks, l, r);
+    compress_fp(a, b)
+}
+
+/// `N` blocks through `S` DES stages, the rounds of the blocks interleaved.
+#[inline(always)]
+fn crypt_par<const N: usize, const S: usize>(ks: &[[u64; 16]; S], x: &mut [u64; N]) {
+    let mut l = [0u64; N];
+    let mut r = [0u64; N];
+    for i in 0..N {
+        (l[i], r[i]) = ip_expand(x[i]);
+    }
+    let mut s = 0;
+    while s + 1 < S {
+        stage_par(&ks[s], &mut l, &mut r);
+        stage_par(&ks[s + 1], &mut r, &mut l);
+        s += 2;
+    }
+    if s < S {
+        stage_par(&ks[s], &mut l, &mut r);
+    }
+    for i in 0..N {
+        x[i] = if S % 2 == 1 {
+            compress_fp(r[i], l[i])
+        } else {
+            compress_fp(l[i], r[i])
+        };
+    }
+}
+
+/// CBC encryption through `S` DES stages. The chaining value stays in the
+/// permuted, expanded domain: the next block's input after `IP` is
+/// `IP(P) ^ IP(C)`, and `IP(C) = IP(FP(pre-output))` is the pre-output
+/// itself, so the chain is two XORs per block instead of `FP`, `IP` and the
+/// expansion; `FP` of each ciphertext block and `IP` of the next plaintext
+/// block run beside the chain.
+#[inline(always)]
+fn cbc_encrypt1<const S: usize>(ks: &[[u64; 16]; S], iv: u64, blocks: &mut [[u8; 8]]) -> u64 {
+    let (mut a, mut b) = ip_expand(iv);
+    for blk in blocks {
+        let (pl, pr) = ip_expand(u64::from_be_bytes(*blk));
+        (a, b) = rounds1(ks, pl ^ a, pr ^ b);
+        *blk = compress_fp(a, b).to_be_bytes();
+    }
+    compress_fp(a, b)
 }
 
 /// Splits a block into big-endian halves.
 #[inline(always)]
-fn load(block: &Block<Des>) -> (u32, u32) {
-    (
-        u32::from_be_bytes([block[0], block[1], block[2], block[3]]),
-        u32::from_be_bytes([block[4], block[5], block[6], block[7]]),
-    )
+fn load(block: &Block<Des>) -> u64 {
+    u64::from_be_bytes((*block).into())
 }
 
 /// Writes big-endian halves into a block.
 #[inline(always)]
-fn store(block: &mut Block<Des>, hi: u32, lo: u32) {
-    block[..4].copy_from_slice(&hi.to_be_bytes());
-    block[4..].copy_from_slice(&lo.to_be_bytes());
+fn store(block: &mut Block<Des>, x: u64) {
+    *block = x.to_be_bytes().into();
 }
 
 // ---------------------------------------------------------------------------
@@ -364,29 +532,26 @@ fn store(block: &mut Block<Des>, hi: u32, lo: u32) {
 // differ only in the round-key array).
 // ---------------------------------------------------------------------------
 
-/// A block backend running the rounds of a precomputed schedule of `W`
-/// words (32 for DES, 96 for Triple-DES) in the order given.
-struct Backend<'a, const W: usize>(&'a [u32; W]);
+/// A block backend running `S` DES stages of a precomputed schedule
+/// (one for DES, three for Triple-DES) in the order given.
+struct Backend<'a, const S: usize>(&'a [[u64; 16]; S]);
 
-impl<const W: usize> Backend<'_, W> {
+impl<const S: usize> Backend<'_, S> {
     #[inline(always)]
     fn one(&self, mut block: InOut<'_, '_, Block<Self>>) {
-        let (h, l) = load(block.get_in());
-        let (mut hi, mut lo) = ([h], [l]);
-        crypt(self.0, &mut hi, &mut lo);
-        store(block.get_out(), hi[0], lo[0]);
+        let x = crypt1(self.0, load(block.get_in()));
+        store(block.get_out(), x);
     }
 
     #[inline(always)]
     fn par(&self, mut blocks: InOut<'_, '_, ParBlocks<Self>>) {
-        let mut hi = [0u32; PAR_BLOCKS];
-        let mut lo = [0u32; PAR_BLOCKS];
-        for (b, blk) in blocks.get_in().iter().enumerate() {
-            (hi[b], lo[b]) = load(blk);
+        let mut x = [0u64; PAR_BLOCKS];
+        for (x, blk) in x.iter_mut().zip(blocks.get_in().iter()) {
+            *x = load(blk);
         }
-        crypt(self.0, &mut hi, &mut lo);
-        for (b, blk) in blocks.get_out().iter_mut().enumerate() {
-            store(blk, hi[b], lo[b]);
+        crypt_par(self.0, &mut x);
+        for (x, blk) in x.iter().zip(blocks.get_out().iter_mut()) {
+            store(blk, *x);
         }
     }
 
@@ -401,27 +566,26 @@ impl<const W: usize> Backend<'_, W> {
             }
             return;
         }
-        let mut hi = [0u32; PAR_BLOCKS];
-        let mut lo = [0u32; PAR_BLOCKS];
-        for (b, blk) in blocks.get_in().iter().enumerate() {
-            (hi[b], lo[b]) = load(blk);
+        let mut x = [0u64; PAR_BLOCKS];
+        for (x, blk) in x.iter_mut().zip(blocks.get_in().iter()) {
+            *x = load(blk);
         }
-        crypt(self.0, &mut hi, &mut lo);
-        for (b, blk) in blocks.get_out().iter_mut().enumerate() {
-            store(blk, hi[b], lo[b]);
+        crypt_par(self.0, &mut x);
+        for (x, blk) in x.iter().zip(blocks.get_out().iter_mut()) {
+            store(blk, *x);
         }
     }
 }
 
-impl<const W: usize> BlockSizeUser for Backend<'_, W> {
+impl<const S: usize> BlockSizeUser for Backend<'_, S> {
     type BlockSize = U8;
 }
 
-impl<const W: usize> ParBlocksSizeUser for Backend<'_, W> {
+impl<const S: usize> ParBlocksSizeUser for Backend<'_, S> {
     type ParBlocksSize = ParSize;
 }
 
-impl<const W: usize> BlockCipherEncBackend for Backend<'_, W> {
+impl<const S: usize> BlockCipherEncBackend for Backend<'_, S> {
     #[inline]
     fn encrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
         self.one(block);
@@ -438,7 +602,7 @@ impl<const W: usize> BlockCipherEncBackend for Backend<'_, W> {
     }
 }
 
-impl<const W: usize> BlockCipherDecBackend for Backend<'_, W> {
+impl<const S: usize> BlockCipherDecBackend for Backend<'_, S> {
     #[inline]
     fn decrypt_block(&self, block: InOut<'_, '_, Block<Self>>) {
         self.one(block);
@@ -456,6 +620,82 @@ impl<const W: usize> BlockCipherDecBackend for Backend<'_, W> {
 }
 
 // ---------------------------------------------------------------------------
+// The kernel of the catalogue's rows.
+// ---------------------------------------------------------------------------
+
+/// The bitsliced rounds ([`des_bitslice`]) for bulk data (ECB, CBC
+/// decryption, CTR), where the CPU has SIMD registers for them
+/// ([`crate::dispatch::des`]).
+#[derive(Clone)]
+struct Bulk<const S: usize> {
+    imp: DesImpl,
+    enc: BsKeys<S>,
+    dec: BsKeys<S>,
+}
+
+impl<const S: usize> Bulk<S> {
+    fn new(ek: &[[u64; 16]; S], dk: &[[u64; 16]; S]) -> Option<Self> {
+        let imp = crate::dispatch::des();
+        (imp != DesImpl::Table).then(|| Bulk {
+            imp,
+            enc: BsKeys::new(ek),
+            dec: BsKeys::new(dk),
+        })
+    }
+}
+
+/// [`Kernel64`] for `$t` (`$s` stages): the table rounds for single blocks and the
+/// interleaved groups, the bitsliced rounds for bulk data.
+macro_rules! kernel64 {
+    ($t:ty, $s:literal) => {
+        impl Kernel64<PAR_BLOCKS> for $t {
+            #[inline]
+            fn encrypt_one(&self, x: u64) -> u64 {
+                crypt1(&self.ek, x)
+            }
+            #[inline]
+            fn decrypt_one(&self, x: u64) -> u64 {
+                crypt1(&self.dk, x)
+            }
+            #[inline]
+            fn encrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
+                crypt_par(&self.ek, x);
+            }
+            #[inline]
+            fn decrypt_par(&self, x: &mut [u64; PAR_BLOCKS]) {
+                crypt_par(&self.dk, x);
+            }
+            #[inline]
+            fn cbc_encrypt(&self, iv: u64, blocks: &mut [[u8; 8]]) -> u64 {
+                cbc_encrypt1(&self.ek, iv, blocks)
+            }
+            #[inline]
+            fn bulk_blocks(&self) -> usize {
+                self.bulk.as_ref().map_or(0, |b| b.imp.blocks())
+            }
+            #[inline]
+            fn encrypt_bulk(&self, x: &mut [u64]) {
+                let b = self.bulk.as_ref().expect("a bulk kernel");
+                crypt_batch(b.imp, &b.enc, x);
+            }
+            #[inline]
+            fn decrypt_bulk(&self, x: &mut [u64]) {
+                let b = self.bulk.as_ref().expect("a bulk kernel");
+                crypt_batch(b.imp, &b.dec, x);
+            }
+        }
+
+        impl $t {
+            /// The bitsliced round keys, whatever the CPU (for the tests).
+            #[cfg(test)]
+            pub(super) fn bitslice_keys(&self) -> (BsKeys<$s>, BsKeys<$s>) {
+                (BsKeys::new(&self.ek), BsKeys::new(&self.dk))
+            }
+        }
+    };
+}
+
+// ---------------------------------------------------------------------------
 // DES.
 // ---------------------------------------------------------------------------
 
@@ -466,17 +706,20 @@ impl<const W: usize> BlockCipherDecBackend for Backend<'_, W> {
 #[derive(Clone)]
 pub struct Des {
     /// Round keys in encryption order.
-    ek: [u32; 32],
+    ek: [[u64; 16]; 1],
     /// Round keys in decryption order.
-    dk: [u32; 32],
+    dk: [[u64; 16]; 1],
+    /// The bitsliced rounds for bulk data, where the CPU has them.
+    bulk: Option<Bulk<1>>,
 }
 
 impl Des {
     /// Expands an 8-byte key (length checked by the caller).
     fn expand(key: &[u8]) -> Self {
-        let ek = key_schedule(key);
-        let dk = reverse_schedule(&ek);
-        Self { ek, dk }
+        let ek = [key_schedule(key)];
+        let dk = [reverse_schedule(&ek[0])];
+        let bulk = Bulk::new(&ek, &dk);
+        Self { ek, dk, bulk }
     }
 }
 
@@ -518,6 +761,8 @@ impl BlockCipherDecrypt for Des {
     }
 }
 
+kernel64!(Des, 1);
+
 impl fmt::Debug for Des {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Des { ... }")
@@ -550,9 +795,11 @@ impl ZeroizeOnDrop for Des {}
 #[derive(Clone)]
 pub struct TdesEde3 {
     /// 48 rounds of encryption: `K1` forward, `K2` reversed, `K3` forward.
-    ek: [u32; 96],
+    ek: [[u64; 16]; 3],
     /// 48 rounds of decryption: `K3` reversed, `K2` forward, `K1` reversed.
-    dk: [u32; 96],
+    dk: [[u64; 16]; 3],
+    /// The bitsliced rounds for bulk data, where the CPU has them.
+    bulk: Option<Bulk<3>>,
 }
 
 impl TdesEde3 {
@@ -564,16 +811,9 @@ impl TdesEde3 {
         let mut r1 = reverse_schedule(&k1);
         let mut r2 = reverse_schedule(&k2);
         let mut r3 = reverse_schedule(&k3);
-        let mut out = Self {
-            ek: [0; 96],
-            dk: [0; 96],
-        };
-        for (dst, src) in out.ek.chunks_exact_mut(32).zip([&k1, &r2, &k3]) {
-            dst.copy_from_slice(src);
-        }
-        for (dst, src) in out.dk.chunks_exact_mut(32).zip([&r3, &k2, &r1]) {
-            dst.copy_from_slice(src);
-        }
+        let (ek, dk) = ([k1, r2, k3], [r3, k2, r1]);
+        let bulk = Bulk::new(&ek, &dk);
+        let out = Self { ek, dk, bulk };
         for k in [&mut k1, &mut k2, &mut k3, &mut r1, &mut r2, &mut r3] {
             k.zeroize();
         }
@@ -619,6 +859,8 @@ impl BlockCipherDecrypt for TdesEde3 {
     }
 }
 
+kernel64!(TdesEde3, 3);
+
 impl fmt::Debug for TdesEde3 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("TdesEde3 { ... }")
@@ -640,28 +882,25 @@ impl Drop for TdesEde3 {
 
 impl ZeroizeOnDrop for TdesEde3 {}
 
+/// S-box `j + 1` of FIPS 46-3 on the 6-bit group `v` (first bit most
+/// significant).
+#[cfg(test)]
+pub(super) fn sbox_value(j: usize, v: usize) -> u8 {
+    S[j][((v >> 4) & 2) | (v & 1)][(v >> 1) & 0xF]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use hex_literal::hex;
 
-    /// The initial permutation `IP` as printed in FIPS 46-3.
-    const IP: [u8; 64] = [
-        58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, 62, 54, 46, 38, 30, 22, 14,
-        6, 64, 56, 48, 40, 32, 24, 16, 8, 57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11,
-        3, 61, 53, 45, 37, 29, 21, 13, 5, 63, 55, 47, 39, 31, 23, 15, 7,
-    ];
-
-    /// The expansion `E` as printed in FIPS 46-3.
-    const E: [u8; 48] = [
-        32, 1, 2, 3, 4, 5, 4, 5, 6, 7, 8, 9, 8, 9, 10, 11, 12, 13, 12, 13, 14, 15, 16, 17, 16, 17,
-        18, 19, 20, 21, 20, 21, 22, 23, 24, 25, 24, 25, 26, 27, 28, 29, 28, 29, 30, 31, 32, 1,
-    ];
+    const IP: [u8; 64] = IP_TABLE;
+    const E: [u8; 48] = E_TABLE;
 
     use crate::ciphers::test_support::XorShift;
 
     /// The swap-and-mask `IP` and `FP` against the FIPS 46-3 table, and the
-    /// free expansion in [`f`] against the `E` table.
+    /// bytes of an expanded half against the `E` table.
     #[test]
     fn permutations_match_fips_tables() {
         let mut rng = XorShift(0x0123_4567_89AB_CDEF);
@@ -673,22 +912,29 @@ mod tests {
             assert_eq!(r, (y as u32).rotate_left(1));
             let (hi, lo) = fp(l, r);
             assert_eq!((u64::from(hi) << 32) | u64::from(lo), x);
+            let (el, er) = ip_expand(x);
+            assert_eq!((compress(el), compress(er)), (l, r));
+            assert_eq!(compress_fp(el, er), x);
 
-            // E(R) read out of the rotated word as `f` does.
+            // E(R): byte j of the expanded (rotated) half holds the 6-bit
+            // group that S-box SBOX_OF_BYTE[j] reads.
             let half = x as u32;
             let e = permute(u64::from(half), 32, &E);
-            let rot = half.rotate_left(1);
-            let (a, b) = (rot.rotate_right(4), rot);
-            let groups = [a >> 24, b >> 24, a >> 16, b >> 16, a >> 8, b >> 8, a, b];
-            for (g, &v) in groups.iter().enumerate() {
-                assert_eq!(u64::from(v & 0x3F), (e >> (42 - 6 * g)) & 0x3F, "group {g}");
+            let w = expand(half.rotate_left(1));
+            assert_eq!(w & !EXPANDED, 0);
+            for (j, &g) in SBOX_OF_BYTE.iter().enumerate() {
+                assert_eq!(
+                    (w >> (8 * j)) & 0x3F,
+                    (e >> (42 - 6 * g)) & 0x3F,
+                    "byte {j}"
+                );
             }
         }
     }
 
-    /// [`f_tree`] relies on the eight `SP` tables having pairwise disjoint
-    /// output bits (four each, 32 in all), so that OR and addition act as
-    /// XOR.
+    /// [`f`] and [`f_latency`] rely on the eight `SPX` tables having
+    /// pairwise disjoint output bits, so that OR and addition act as XOR;
+    /// both against the round function written out with XOR.
     #[test]
     fn sp_tables_have_disjoint_outputs() {
         let masks = SP.map(|t| t.iter().fold(0u32, |m, &v| m | v));
@@ -696,11 +942,51 @@ mod tests {
             assert_eq!(m.count_ones(), 4, "S{}", i + 1);
         }
         assert_eq!(masks.iter().fold(0, |a, m| a | m), u32::MAX);
+        let xmasks = SPX.map(|t| t.iter().fold(0u64, |m, &v| m | v));
+        for (i, m) in xmasks.iter().enumerate() {
+            for (j, n) in xmasks.iter().enumerate() {
+                assert!(i == j || m & n == 0, "tables {i} and {j}");
+            }
+        }
         let mut rng = XorShift(7);
         for _ in 0..10_000 {
-            let x = rng.next_u64() as u32;
-            let (k0, k1) = (rng.next_u64() as u32, rng.next_u64() as u32);
-            assert_eq!(f(x, k0, k1), f_tree(x, k0, k1));
+            let w = rng.next_u64() & EXPANDED;
+            let h = rng.next_u64() & EXPANDED;
+            let xor = (0..8).fold(0, |a, j| a ^ sp(w, j));
+            assert_eq!(f(w), xor);
+            assert_eq!(f_latency(w, h), h ^ xor);
+        }
+    }
+
+    /// The round function on expanded halves against FIPS 46-3 written
+    /// out: `P(S(E(R) ^ K))`.
+    #[test]
+    fn round_function_matches_fips() {
+        let mut rng = XorShift(99);
+        for _ in 0..10_000 {
+            let r = rng.next_u64() as u32;
+            let k48 = rng.next_u64() & ((1 << 48) - 1);
+            let e = permute(u64::from(r), 32, &E) ^ k48;
+            let mut s_out = 0u64;
+            for (i, sbox) in S.iter().enumerate() {
+                let v = ((e >> (42 - 6 * i)) & 0x3F) as usize;
+                let row = ((v >> 4) & 2) | (v & 1);
+                let col = (v >> 1) & 0xF;
+                s_out = (s_out << 4) | u64::from(sbox[row][col]);
+            }
+            let want = permute(s_out, 32, &P) as u32;
+            // The key in the expanded layout, as `key_schedule` builds it.
+            let g = |n: u32| (k48 >> (42 - 6 * n)) & 0x3F;
+            let k = g(7)
+                | (g(5) << 8)
+                | (g(3) << 16)
+                | (g(1) << 24)
+                | (g(6) << 32)
+                | (g(4) << 40)
+                | (g(2) << 48)
+                | (g(0) << 56);
+            let got = compress(f(expand(r.rotate_left(1)) ^ k)).rotate_right(1);
+            assert_eq!(got, want);
         }
     }
 

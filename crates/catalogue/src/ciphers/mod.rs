@@ -7,6 +7,7 @@ pub mod camellia;
 #[cfg(target_arch = "x86_64")]
 mod camellia_aesni;
 pub mod des;
+mod des_bitslice;
 pub mod rc2;
 pub mod rc4;
 pub mod serpent;
