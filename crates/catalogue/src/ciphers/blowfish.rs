@@ -34,11 +34,17 @@
 //! P-array is kept as nine subkey pairs in that layout, once in encryption
 //! and once in decryption order, so both directions run the same code and
 //! each pair goes in with one 64-bit XOR while the other half waits for its
-//! round function. Eight blocks then take eight registers. The single-block
-//! path swaps the halves with a rotation every round (shortest dependency
-//! chain); the interleaved path leaves them in place (fewest instructions).
-//! The S-boxes are indexed with `u8` values, so the compiler drops every
-//! bounds check; there is no `unsafe` code.
+//! round function. Eight blocks then take eight registers. The interleaved
+//! path takes its indices from the two low bytes of each block, rotating it
+//! by 16 bits twice a round as libgcrypt's `blowfish-amd64.S` does (the
+//! second rotation swaps the halves for the next round): four zero
+//! extensions and two rotations a round instead of a shift and a mask per
+//! byte, about 10 % faster. CBC encryption keeps the halves and the
+//! chaining value in separate `u32`s, so that the next block's first round
+//! function, which only needs the ciphertext's left half, runs beside the
+//! last round of the block before (about 5 % faster than one `u64`, and
+//! ahead of OpenSSL's `BF_cbc_encrypt`). The S-boxes are indexed with `u8`
+//! values, so the compiler drops every bounds check.
 //!
 //! # Caveats
 //!
@@ -69,11 +75,15 @@ use cipher::{
 };
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use super::opaque;
+
 /// Number of blocks the multi-block path processes interleaved.
 ///
 /// Eight blocks (one `u64` register each) measured about 25 % faster than
 /// four on an AMD EPYC core (about 740 against 560-600 MiB/s); sixteen no
-/// longer fit in the registers and were slower.
+/// longer fit in the registers and were slower. With the rotating rounds,
+/// eight measured about 15 % faster than four on a Zen 3 core (and than six
+/// within the noise).
 pub const PAR_BLOCKS: usize = 8;
 
 /// `ParBlocksSize` of the backends; must equal [`PAR_BLOCKS`].
@@ -366,39 +376,72 @@ impl Blowfish {
     /// The 16 rounds and the whitening on `N` blocks with their rounds
     /// interleaved (same layout and result as [`Self::crypt_block`]).
     ///
-    /// Written for throughput: the halves stay in place (no rotations, the
-    /// round function reads the high half directly), and the eight round
-    /// pairs are unrolled by hand (left as a loop, the counter costs a
-    /// register and the eight-block state spills).
+    /// Written for throughput, as libgcrypt's `blowfish-amd64.S` does it:
+    /// a round reads its four indices from the two low bytes of the block,
+    /// rotating it by 16 bits in between, and the second rotation by 16
+    /// leaves the halves swapped for the next round, so a round is four
+    /// zero extensions, two rotations, four lookups and an XOR (the
+    /// compiler would otherwise extract each byte with its own shift from a
+    /// copy; [`opaque`] keeps the rotation).
     #[inline(always)]
     fn crypt_par<const N: usize>(&self, keys: &[u64; 9], x: &mut [u64; N]) {
         for b in x.iter_mut() {
-            *b = b.rotate_left(32) ^ keys[0];
+            *b = b.rotate_left(32);
         }
-        self.round_pair(keys[1], x);
-        self.round_pair(keys[2], x);
-        self.round_pair(keys[3], x);
-        self.round_pair(keys[4], x);
-        self.round_pair(keys[5], x);
-        self.round_pair(keys[6], x);
-        self.round_pair(keys[7], x);
-        self.round_pair(keys[8], x);
+        for k in &keys[..8] {
+            for b in x.iter_mut() {
+                *b ^= k;
+            }
+            for b in x.iter_mut() {
+                *b = self.round_rotating(*b);
+            }
+            for b in x.iter_mut() {
+                *b = self.round_rotating(*b);
+            }
+        }
+        for b in x.iter_mut() {
+            *b ^= keys[8];
+        }
     }
 
-    /// Two rounds on `N` interleaved blocks, then the next subkey pair `k`.
+    /// One round on a block whose low half feeds the round function, which
+    /// goes into the high half; returns the block rotated by 32 (the halves
+    /// swapped).
     #[inline(always)]
-    fn round_pair<const N: usize>(&self, k: u64, x: &mut [u64; N]) {
-        // Round 2i: R ^= F(L).
-        for b in x.iter_mut() {
-            *b ^= u64::from(self.f(*b as u32)) << 32;
+    fn round_rotating(&self, x: u64) -> u64 {
+        let s = &self.s;
+        let d = s[3][usize::from(x as u8)];
+        let c = s[2][usize::from((x >> 8) as u8)];
+        let y = opaque(x.rotate_right(16));
+        let b = s[1][usize::from(y as u8)];
+        let a = s[0][usize::from((y >> 8) as u8)];
+        y.rotate_right(16) ^ u64::from((a.wrapping_add(b) ^ c).wrapping_add(d))
+    }
+
+    /// CBC encryption from `iv` (see [`crate::modes::Kernel64::cbc_encrypt`]).
+    ///
+    /// The halves are kept in separate registers and the chaining value as
+    /// its halves: the left half of the next block's input, hence its first
+    /// round function, is ready after round 15 and runs beside round 16 of
+    /// the block before, so a block costs 15 rounds of latency instead of
+    /// 16 (in one `u64`, the next block waits for the whole of it).
+    #[inline(always)]
+    fn cbc_encrypt_halves(&self, iv: u64, blocks: &mut [[u8; 8]]) -> u64 {
+        let k = &self.enc;
+        let (mut hi, mut lo) = ((iv >> 32) as u32, iv as u32);
+        for blk in blocks {
+            let p = u64::from_be_bytes(*blk);
+            let mut a = ((p >> 32) as u32 ^ k[0] as u32) ^ hi;
+            let mut b = (p as u32) ^ lo;
+            for i in 0..8 {
+                b ^= self.f(a) ^ (k[i] >> 32) as u32;
+                a ^= self.f(b) ^ k[i + 1] as u32;
+            }
+            hi = b ^ (k[8] >> 32) as u32;
+            lo = a;
+            *blk = ((u64::from(hi) << 32) | u64::from(lo)).to_be_bytes();
         }
-        // Round 2i+1: L ^= F(R); the next two subkeys go in while F(R) is
-        // computed.
-        for b in x.iter_mut() {
-            let r = (*b >> 32) as u32;
-            *b ^= k;
-            *b ^= u64::from(self.f(r));
-        }
+        (u64::from(hi) << 32) | u64::from(lo)
     }
 }
 
@@ -596,16 +639,9 @@ impl crate::modes::Kernel64<PAR_BLOCKS> for Blowfish {
         *x = y;
     }
 
-    // The rounds inlined into the chaining loop (a call per block costs
-    // about 4 %).
     #[inline]
     fn cbc_encrypt(&self, iv: u64, blocks: &mut [[u8; 8]]) -> u64 {
-        let mut prev = iv;
-        for b in blocks {
-            prev = self.crypt_block(&self.enc, u64::from_be_bytes(*b) ^ prev);
-            *b = prev.to_be_bytes();
-        }
-        prev
+        self.cbc_encrypt_halves(iv, blocks)
     }
 }
 

@@ -68,6 +68,7 @@ use cipher::{
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::des_bitslice::{BsKeys, crypt_batch};
+use super::opaque;
 use crate::dispatch::DesImpl;
 use crate::modes::Kernel64;
 
@@ -383,25 +384,6 @@ fn f_latency(w: u64, h: u64) -> u64 {
     let c = opaque(sp(w, 2) ^ sp(w, 3));
     let d = opaque(sp(w, 4) ^ sp(w, 5));
     opaque(opaque(opaque(a ^ b) ^ c) ^ opaque(d ^ sp(w, 6)))
-}
-
-/// `v`, hidden from the optimizer's reassociation (no instruction; 32-bit
-/// targets, which hold a `u64` in two registers, pass it through).
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-#[inline(always)]
-fn opaque(mut v: u64) -> u64 {
-    // SAFETY: an empty asm block that leaves its register as it is.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(reg) v, options(pure, nomem, nostack, preserves_flags));
-    }
-    v
-}
-
-/// `v` (see the 64-bit version).
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-#[inline(always)]
-fn opaque(v: u64) -> u64 {
-    v
 }
 
 /// Initial permutation of a block (`u64::from_be_bytes`), expanded.

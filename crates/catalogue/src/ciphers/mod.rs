@@ -43,3 +43,24 @@ pub type TdesEde3 = des::TdesEde3;
 pub type Rc2 = rc2::Rc2;
 /// The RC4 implementation the catalogue uses.
 pub type Rc4 = rc4::Rc4;
+
+/// `v`, hidden from the optimizer (no instruction): keeps a tree of XORs
+/// from being re-linearised, or a rotation from being folded into shifts of
+/// the value before it. 32-bit targets, which hold a `u64` in two
+/// registers, pass it through.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+pub(crate) fn opaque(mut v: u64) -> u64 {
+    // SAFETY: an empty asm block that leaves its register as it is.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) v, options(pure, nomem, nostack, preserves_flags));
+    }
+    v
+}
+
+/// `v` (see the 64-bit version).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[inline(always)]
+pub(crate) fn opaque(v: u64) -> u64 {
+    v
+}
