@@ -99,6 +99,10 @@ const PC2: [u8; 48] = [
 const SHIFTS: [u8; 16] = [1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1];
 
 /// The initial permutation `IP`: output bit `i + 1` is input bit `IP[i]`.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64", test)),
+    allow(dead_code)
+)]
 pub(super) const IP_TABLE: [u8; 64] = [
     58, 50, 42, 34, 26, 18, 10, 2, 60, 52, 44, 36, 28, 20, 12, 4, 62, 54, 46, 38, 30, 22, 14, 6,
     64, 56, 48, 40, 32, 24, 16, 8, 57, 49, 41, 33, 25, 17, 9, 1, 59, 51, 43, 35, 27, 19, 11, 3, 61,
@@ -106,12 +110,20 @@ pub(super) const IP_TABLE: [u8; 64] = [
 ];
 
 /// The expansion `E`: output bit `i + 1` is bit `E[i]` of the right half.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64", test)),
+    allow(dead_code)
+)]
 pub(super) const E_TABLE: [u8; 48] = [
     32, 1, 2, 3, 4, 5, 4, 5, 6, 7, 8, 9, 8, 9, 10, 11, 12, 13, 12, 13, 14, 15, 16, 17, 16, 17, 18,
     19, 20, 21, 20, 21, 22, 23, 24, 25, 24, 25, 26, 27, 28, 29, 28, 29, 30, 31, 32, 1,
 ];
 
 /// The permutation `P` of the cipher function `f`.
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64", test)),
+    allow(dead_code)
+)]
 pub(super) const P_TABLE: [u8; 32] = P;
 
 /// The permutation `P` of the cipher function `f`.
