@@ -164,14 +164,7 @@ pub(crate) fn seal(
     data: &mut [u8],
     mac: &mut Poly1305Hash,
 ) -> usize {
-    assert!(runnable(), "AVX2 and BMI2");
-    let data = whole_batches(counter, data);
-    let st = Zeroizing::new(state(key, counter, nonce));
-    let (k, mut h) = mac.state();
-    // SAFETY: `runnable` checked AVX2 and BMI2.
-    unsafe { seal_batches(&st, data, k, &mut h) };
-    mac.set_h(h);
-    data.len()
+    batches(key, nonce, counter, data, mac, true)
 }
 
 /// Poly1305 (`mac`) over the whole 512-byte batches of `data`, and ChaCha20
@@ -189,12 +182,31 @@ pub(crate) fn open(
     data: &mut [u8],
     mac: &mut Poly1305Hash,
 ) -> usize {
+    batches(key, nonce, counter, data, mac, false)
+}
+
+/// [`seal`] (`seal`) or [`open`]: the whole batches, with the hash state
+/// taken out of `mac` and put back.
+fn batches(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; NONCE_LEN],
+    counter: u32,
+    data: &mut [u8],
+    mac: &mut Poly1305Hash,
+    seal: bool,
+) -> usize {
     assert!(runnable(), "AVX2 and BMI2");
     let data = whole_batches(counter, data);
     let st = Zeroizing::new(state(key, counter, nonce));
     let (k, mut h) = mac.state();
     // SAFETY: `runnable` checked AVX2 and BMI2.
-    unsafe { open_batches(&st, data, k, &mut h) };
+    unsafe {
+        if seal {
+            seal_batches(&st, data, k, &mut h)
+        } else {
+            open_batches(&st, data, k, &mut h)
+        }
+    };
     mac.set_h(h);
     data.len()
 }
