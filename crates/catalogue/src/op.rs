@@ -802,8 +802,10 @@ pub(crate) fn camellia_modes(cipher: ciphers::Camellia) -> Box<dyn CipherModes> 
     }))
 }
 
-/// Camellia in the generic modes, but CTR through its kernels' fused CTR
-/// ([`ciphers::Camellia::ctr_batches`]) with the generic CTR for the tail.
+/// Camellia in the generic modes, but CTR and CBC decryption through its
+/// kernels' fused entries ([`ciphers::Camellia::ctr_batches`],
+/// [`ciphers::Camellia::cbc_decrypt_batches`]) with the generic modes for
+/// the tail.
 struct OwnCamellia(Keyed<ciphers::Camellia>);
 
 impl CipherModes for OwnCamellia {
@@ -823,7 +825,9 @@ impl CipherModes for OwnCamellia {
         self.0.cbc_encrypt(iv, data)
     }
     fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
-        self.0.cbc_decrypt(iv, data)
+        let iv = block16(iv);
+        let done = self.0.modes.cipher().cbc_decrypt_batches(iv, data);
+        self.0.modes.cbc_decrypt(iv, &mut data[done..])
     }
     fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
         let counter = block16(counter);

@@ -362,6 +362,44 @@ pub fn ctr(w: Option<Wide>, keys: &SlicedKeys, c: &mut u128, data: &mut [u8]) ->
     done
 }
 
+/// CBC decryption over the whole 16-block (`w` `None`) or 32-block batches
+/// at the start of `data`, in place, chained from `iv`, which becomes the
+/// last ciphertext block done. Returns the bytes done (`data.len()` rounded
+/// down to a batch); the caller does the rest.
+///
+/// The kernels XOR each decrypted block with the ciphertext before it as
+/// they store it: no copy of the ciphertext and no second pass.
+///
+/// `keys` must be the decryption keys.
+pub fn cbc_decrypt(
+    w: Option<Wide>,
+    keys: &SlicedKeys,
+    iv: &mut [u8; 16],
+    data: &mut [u8],
+) -> usize {
+    let blocks = if w.is_some() { BLOCKS_WIDE } else { BLOCKS };
+    match w {
+        Some(w) => assert!(available_wide(w), "{w:?}: AES-NI, AVX2 (and VAES)"),
+        None => assert!(available(), "AES-NI and AVX"),
+    }
+    let done = data.len() / (16 * blocks) * (16 * blocks);
+    for batch in data[..done].chunks_exact_mut(16 * blocks) {
+        let last: [u8; 16] = batch[batch.len() - 16..].try_into().expect("a block");
+        let p = batch.as_mut_ptr();
+        // SAFETY: the CPU has the kernel's features (asserted above);
+        // `batch` is `blocks` blocks.
+        unsafe {
+            match w {
+                None => cbc_dec16_aesni(keys, iv, p),
+                Some(Wide::Vaes) => cbc_dec32_vaes(keys, iv, p),
+                Some(Wide::AesniAvx2) => cbc_dec32_aesni_avx2(keys, iv, p),
+            }
+        }
+        *iv = last;
+    }
+    done
+}
+
 /// A register of byte slices: each 128-bit lane holds one byte position of
 /// 16 blocks. The kernel is written once over it, for xmm (16 blocks) and
 /// ymm (32: lane 1 holds blocks 16-31, and every operation, `AESENCLAST`
@@ -377,6 +415,9 @@ trait Slices: Copy {
     /// Block `b` of each lane: `p + 16 * b` into lane 0, `p + 16 * (b + 16)`
     /// into lane 1.
     unsafe fn load_block(p: *const u8, b: usize) -> Self;
+    /// The block at `lo` into lane 0 and the one at `hi` into lane 1 (xmm:
+    /// `lo` only).
+    unsafe fn load_lanes(lo: *const u8, hi: *const u8) -> Self;
     /// Stores as [`Slices::load_block`] loads.
     unsafe fn store_block(self, p: *mut u8, b: usize);
     /// The same 16 bytes in every lane.
@@ -634,8 +675,41 @@ unsafe fn ctr_kernel<V: Slices>(keys: &SlicedKeys, c: u128, data: *mut u8) {
     }
 }
 
+/// CBC decryption of `V::BLOCKS` blocks in place at `data` (decryption
+/// keys): each plaintext is the decrypted block XORed, as it is stored, with
+/// the ciphertext before it, read from `data` (the stores run last block
+/// first) or, for the batch's first, `iv`.
+///
+/// # Safety
+/// Runs inside a function compiled with `V`'s features, on a CPU that has
+/// them; `V::BLOCKS` blocks readable and writable at `data`.
+#[inline(always)]
+unsafe fn cbc_dec_kernel<V: Slices>(keys: &SlicedKeys, iv: &[u8; 16], data: *mut u8) {
+    // SAFETY: `V`'s features (the caller's promise); every load and store is
+    // of a block among the `V::BLOCKS` at `data`, and a store's chaining
+    // block b - 1 of its lane is stored after it (reverse order).
+    unsafe {
+        // Lane 1's first block (32-block kernels) chains from lane 0's last,
+        // which the reverse-order stores overwrite first: a copy of it.
+        let mid: [u8; 16] = data.add(16 * 15).cast::<[u8; 16]>().read_unaligned();
+        crypt_with::<V>(
+            keys,
+            |b| V::load_block(data, b),
+            |b, v| {
+                let prev = if b == 0 {
+                    V::load_lanes(iv.as_ptr(), mid.as_ptr())
+                } else {
+                    V::load_block(data.add(16 * (b - 1)), 0)
+                };
+                v.xor(prev).store_block(data, b)
+            },
+        )
+    }
+}
+
 /// The kernel over `V::BLOCKS` blocks, block `b` of each lane from
-/// `load(b)` and its result handed to `store(b, _)` (after every load).
+/// `load(b)` and its result handed to `store(b, _)` (after every load, the
+/// last block first).
 ///
 /// # Safety
 /// Runs inside a function compiled with `V`'s features, on a CPU that has
@@ -685,7 +759,9 @@ unsafe fn crypt_with<V: Slices>(
         r[..8].copy_from_slice(&right);
         r[8..].copy_from_slice(&left);
         transpose(&mut r);
-        for (b, r) in r.into_iter().enumerate() {
+        // Last block first: a `store` that reads block b - 1 (CBC
+        // decryption) finds it not yet overwritten.
+        for (b, r) in r.into_iter().enumerate().rev() {
             store(b, r);
         }
     }
@@ -733,6 +809,27 @@ unsafe fn ctr32_aesni_avx2(keys: &SlicedKeys, c: u128, data: *mut u8) {
     unsafe { ctr_kernel::<Halves>(keys, c, data) }
 }
 
+#[target_feature(enable = "aes,avx")]
+unsafe fn cbc_dec16_aesni(keys: &SlicedKeys, iv: &[u8; 16], data: *mut u8) {
+    // SAFETY: compiled with AES-NI and AVX, which the caller checked; the
+    // pointer as the caller promised.
+    unsafe { cbc_dec_kernel::<__m128i>(keys, iv, data) }
+}
+
+#[target_feature(enable = "aes,vaes,avx2")]
+unsafe fn cbc_dec32_vaes(keys: &SlicedKeys, iv: &[u8; 16], data: *mut u8) {
+    // SAFETY: compiled with VAES and AVX2, which the caller checked; the
+    // pointer as the caller promised.
+    unsafe { cbc_dec_kernel::<__m256i>(keys, iv, data) }
+}
+
+#[target_feature(enable = "aes,avx2")]
+unsafe fn cbc_dec32_aesni_avx2(keys: &SlicedKeys, iv: &[u8; 16], data: *mut u8) {
+    // SAFETY: compiled with AES-NI and AVX2, which the caller checked; the
+    // pointer as the caller promised.
+    unsafe { cbc_dec_kernel::<Halves>(keys, iv, data) }
+}
+
 /// Byte reversal of each 128-bit lane: a little-endian counter to the
 /// big-endian block.
 const BSWAP128: [u8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
@@ -743,6 +840,11 @@ impl Slices for __m128i {
     unsafe fn load_block(p: *const u8, b: usize) -> Self {
         // SAFETY: the caller passes 16 readable blocks at `p`.
         unsafe { _mm_loadu_si128(p.add(16 * b).cast()) }
+    }
+    #[inline(always)]
+    unsafe fn load_lanes(lo: *const u8, _hi: *const u8) -> Self {
+        // SAFETY: the caller passes a readable block at `lo`.
+        unsafe { _mm_loadu_si128(lo.cast()) }
     }
     #[inline(always)]
     unsafe fn store_block(self, p: *mut u8, b: usize) {
@@ -847,6 +949,11 @@ impl Slices for __m256i {
     unsafe fn load_block(p: *const u8, b: usize) -> Self {
         // SAFETY: the caller passes 32 readable blocks at `p`.
         unsafe { _mm256_loadu2_m128i(p.add(16 * (b + 16)).cast(), p.add(16 * b).cast()) }
+    }
+    #[inline(always)]
+    unsafe fn load_lanes(lo: *const u8, hi: *const u8) -> Self {
+        // SAFETY: the caller passes a readable block at each pointer.
+        unsafe { _mm256_loadu2_m128i(hi.cast(), lo.cast()) }
     }
     #[inline(always)]
     unsafe fn store_block(self, p: *mut u8, b: usize) {
@@ -994,6 +1101,11 @@ impl Slices for Halves {
     unsafe fn load_block(p: *const u8, b: usize) -> Self {
         // SAFETY: the caller passes 32 readable blocks at `p` and runs with AVX2.
         Self(unsafe { __m256i::load_block(p, b) })
+    }
+    #[inline(always)]
+    unsafe fn load_lanes(lo: *const u8, hi: *const u8) -> Self {
+        // SAFETY: the caller passes a readable block at each pointer and runs with AVX2.
+        Self(unsafe { __m256i::load_lanes(lo, hi) })
     }
     #[inline(always)]
     unsafe fn store_block(self, p: *mut u8, b: usize) {
