@@ -297,6 +297,57 @@ impl<C: BlockCipherEncrypt + BlockCipherDecrypt + Send> CipherModes for Keyed<C>
     }
 }
 
+/// Modes of `base()` with some replaced: a wrapper that gives a cipher its
+/// own code for a mode or two (Twofish's CBC encryption, Camellia's fused
+/// kernels, AWS-LC's CBC encryption) implements `base` and those modes; the
+/// blanket [`CipherModes`] implementation forwards the others.
+trait Overrides: Send {
+    /// The modes the wrapper does not replace.
+    fn base(&mut self) -> &mut dyn CipherModes;
+    /// [`Overrides::base`], shared.
+    fn base_ref(&self) -> &dyn CipherModes;
+    /// See [`CipherModes::backend`].
+    fn backend(&self) -> &'static str {
+        self.base_ref().backend()
+    }
+    /// See [`CipherModes::cbc_encrypt`].
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.base().cbc_encrypt(iv, data)
+    }
+    /// See [`CipherModes::cbc_decrypt`].
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.base().cbc_decrypt(iv, data)
+    }
+    /// See [`CipherModes::ctr_apply`].
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        self.base().ctr_apply(counter, data)
+    }
+}
+
+impl<T: Overrides> CipherModes for T {
+    fn block_size(&self) -> usize {
+        self.base_ref().block_size()
+    }
+    fn backend(&self) -> &'static str {
+        Overrides::backend(self)
+    }
+    fn ecb_encrypt(&mut self, data: &mut [u8]) {
+        self.base().ecb_encrypt(data)
+    }
+    fn ecb_decrypt(&mut self, data: &mut [u8]) {
+        self.base().ecb_decrypt(data)
+    }
+    fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        Overrides::cbc_encrypt(self, iv, data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        Overrides::cbc_decrypt(self, iv, data)
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        Overrides::ctr_apply(self, counter, data)
+    }
+}
+
 fn keyed<C>(
     cipher: Result<C, cipher::InvalidLength>,
     algorithm: Algorithm,
@@ -337,27 +388,15 @@ where
 /// in registers.
 struct OwnTwofish(Keyed<ciphers::twofish::Twofish>);
 
-impl CipherModes for OwnTwofish {
-    fn block_size(&self) -> usize {
-        self.0.block_size()
+impl Overrides for OwnTwofish {
+    fn base(&mut self) -> &mut dyn CipherModes {
+        &mut self.0
     }
-    fn backend(&self) -> &'static str {
-        self.0.backend()
-    }
-    fn ecb_encrypt(&mut self, data: &mut [u8]) {
-        self.0.ecb_encrypt(data)
-    }
-    fn ecb_decrypt(&mut self, data: &mut [u8]) {
-        self.0.ecb_decrypt(data)
+    fn base_ref(&self) -> &dyn CipherModes {
+        &self.0
     }
     fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
         self.0.modes.cipher().cbc_encrypt(block16(iv), data)
-    }
-    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
-        self.0.cbc_decrypt(iv, data)
-    }
-    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
-        self.0.ctr_apply(counter, data)
     }
 }
 
@@ -522,28 +561,18 @@ struct AwsLcCbc {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl CipherModes for AwsLcCbc {
-    fn block_size(&self) -> usize {
-        16
+impl Overrides for AwsLcCbc {
+    fn base(&mut self) -> &mut dyn CipherModes {
+        &mut *self.modes
+    }
+    fn base_ref(&self) -> &dyn CipherModes {
+        &*self.modes
     }
     fn backend(&self) -> &'static str {
         "ssse3+aws-lc:vpaes-cbc-enc"
     }
-    fn ecb_encrypt(&mut self, data: &mut [u8]) {
-        self.modes.ecb_encrypt(data)
-    }
-    fn ecb_decrypt(&mut self, data: &mut [u8]) {
-        self.modes.ecb_decrypt(data)
-    }
     fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
-        let iv: &mut [u8; 16] = iv.try_into().expect("a 16-byte IV");
-        self.enc.encrypt(iv, data)
-    }
-    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
-        self.modes.cbc_decrypt(iv, data)
-    }
-    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
-        self.modes.ctr_apply(counter, data)
+        self.enc.encrypt(block16(iv), data)
     }
 }
 
@@ -802,27 +831,22 @@ pub(crate) fn camellia_modes(cipher: ciphers::Camellia) -> Box<dyn CipherModes> 
     }))
 }
 
-/// Camellia in the generic modes, but CTR and CBC decryption through its
-/// kernels' fused entries ([`ciphers::Camellia::ctr_batches`],
+/// Camellia in the generic modes, but CBC encryption by its own loop
+/// ([`ciphers::Camellia::cbc_encrypt`]), and CTR and CBC decryption through
+/// its kernels' fused entries ([`ciphers::Camellia::ctr_batches`],
 /// [`ciphers::Camellia::cbc_decrypt_batches`]) with the generic modes for
 /// the tail.
 struct OwnCamellia(Keyed<ciphers::Camellia>);
 
-impl CipherModes for OwnCamellia {
-    fn block_size(&self) -> usize {
-        self.0.block_size()
+impl Overrides for OwnCamellia {
+    fn base(&mut self) -> &mut dyn CipherModes {
+        &mut self.0
     }
-    fn backend(&self) -> &'static str {
-        self.0.backend()
-    }
-    fn ecb_encrypt(&mut self, data: &mut [u8]) {
-        self.0.ecb_encrypt(data)
-    }
-    fn ecb_decrypt(&mut self, data: &mut [u8]) {
-        self.0.ecb_decrypt(data)
+    fn base_ref(&self) -> &dyn CipherModes {
+        &self.0
     }
     fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
-        self.0.cbc_encrypt(iv, data)
+        self.0.modes.cipher().cbc_encrypt(block16(iv), data)
     }
     fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
         let iv = block16(iv);
