@@ -383,12 +383,34 @@ where
     })
 }
 
-/// Twofish: the generic modes, but CBC encryption by
-/// [`ciphers::twofish::Twofish::cbc_encrypt`], which keeps the chaining value
-/// in registers.
-struct OwnTwofish(Keyed<ciphers::twofish::Twofish>);
+/// A 16-byte block cipher with a CBC encryption loop of its own that keeps
+/// the chaining value in registers (the generic one goes through memory on
+/// every block of the serial chain).
+trait CbcEncryptOwn {
+    /// CBC encryption of whole blocks; `iv` becomes the last ciphertext block.
+    fn cbc_encrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]);
+}
 
-impl Overrides for OwnTwofish {
+impl CbcEncryptOwn for ciphers::twofish::Twofish {
+    fn cbc_encrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]) {
+        self.cbc_encrypt(iv, data)
+    }
+}
+
+impl CbcEncryptOwn for ciphers::Serpent {
+    fn cbc_encrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]) {
+        self.cbc_encrypt(iv, data)
+    }
+}
+
+/// The generic modes, but CBC encryption by the cipher's own loop
+/// ([`CbcEncryptOwn`]): Twofish, Serpent.
+struct OwnCbcEncrypt<C>(Keyed<C>);
+
+impl<C> Overrides for OwnCbcEncrypt<C>
+where
+    C: CbcEncryptOwn + BlockCipherEncrypt + BlockCipherDecrypt + Send,
+{
     fn base(&mut self) -> &mut dyn CipherModes {
         &mut self.0
     }
@@ -396,7 +418,7 @@ impl Overrides for OwnTwofish {
         &self.0
     }
     fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
-        self.0.modes.cipher().cbc_encrypt(block16(iv), data)
+        self.0.modes.cipher().cbc_encrypt_own(block16(iv), data)
     }
 }
 
@@ -485,13 +507,13 @@ pub fn block_modes(
     let (a, n) = (algorithm, key.len());
     match (algorithm, key.len()) {
         (Algorithm::Aes, _) => with_aes!(n, keyed_aes(key, a, aes)),
-        (Algorithm::Serpent, _) => keyed(
+        (Algorithm::Serpent, _) => Ok(Box::new(OwnCbcEncrypt(keyed_concrete(
             ciphers::Serpent::new_from_slice(key),
             a,
             n,
             ciphers::serpent_backend(),
-        ),
-        (Algorithm::Twofish, _) => Ok(Box::new(OwnTwofish(keyed_concrete(
+        )?))),
+        (Algorithm::Twofish, _) => Ok(Box::new(OwnCbcEncrypt(keyed_concrete(
             ciphers::twofish::Twofish::new_from_slice(key),
             a,
             n,
