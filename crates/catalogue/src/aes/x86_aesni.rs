@@ -91,26 +91,36 @@ impl Lanes for Xmm {
         Xmm(unsafe { _mm_and_si128(self.0, o.0) })
     }
     #[inline(always)]
-    unsafe fn carries(self) -> Self {
+    unsafe fn add32(self, o: Self) -> Self {
         // SAFETY: SSE2 is the x86-64 baseline.
-        Xmm(unsafe { _mm_srai_epi32::<31>(_mm_shuffle_epi32::<0x13>(self.0)) })
+        Xmm(unsafe { _mm_add_epi32(self.0, o.0) })
+    }
+    #[inline(always)]
+    unsafe fn signs(self) -> Self {
+        // SAFETY: SSE2 is the x86-64 baseline.
+        Xmm(unsafe { _mm_shuffle_epi32::<0x5f>(self.0) })
+    }
+    #[inline(always)]
+    unsafe fn spread(self) -> Self {
+        // SAFETY: SSE2 is the x86-64 baseline.
+        Xmm(unsafe { _mm_srai_epi32::<31>(self.0) })
     }
     #[inline(always)]
     unsafe fn round8_double<const ENC: bool>(
         b: &mut [Self; 8],
         k: Self,
-        mut t: Self,
+        t: &mut Self,
+        m: &mut Self,
         poly: Self,
-    ) -> Self {
+    ) {
         // SAFETY: the caller runs with AES-NI; register operands only.
         unsafe {
             if ENC {
-                round8!(sse_double "aesenc", b, k, t, poly);
+                round8!(sse_double "aesenc", b, k, t, m, poly);
             } else {
-                round8!(sse_double "aesdec", b, k, t, poly);
+                round8!(sse_double "aesdec", b, k, t, m, poly);
             }
         }
-        t
     }
     #[inline(always)]
     unsafe fn round8<const ENC: bool>(b: &mut [Self; 8], k: Self) {

@@ -49,9 +49,13 @@ pub(super) trait Lanes: Copy {
     unsafe fn swap64(self) -> Self;
     /// Bitwise AND.
     unsafe fn and(self, o: Self) -> Self;
-    /// Each lane's sign bits of its 32-bit words 3, 0, 1, 0 spread over
-    /// those words (PSHUFD 0x13 then PSRAD 31): the carries of a doubling.
-    unsafe fn carries(self) -> Self;
+    /// Adds 32-bit lanes.
+    unsafe fn add32(self, o: Self) -> Self;
+    /// Each lane's 32-bit words 3, 3, 1, 1 (PSHUFD 0x5f): the words whose top
+    /// bits leave the two 64-bit halves when the lane doubles.
+    unsafe fn signs(self) -> Self;
+    /// Each 32-bit word's top bit spread over the word (PSRAD 31).
+    unsafe fn spread(self) -> Self;
 
     /// One round (AESENC if `ENC`, else AESDEC) on each of eight vectors.
     /// The backends with 16 registers override this and [`Lanes::last8`]
@@ -72,20 +76,21 @@ pub(super) trait Lanes: Copy {
         }
     }
     /// One round (AESENC if `ENC`, else AESDEC) on eight vectors and one
-    /// doubling of the XTS tweak `t` (see [`double`]), returned. Backends
+    /// step of the XTS tweak chain `t`, `m` (see [`double_step`]). Backends
     /// override it to put the doubling among the rounds: LLVM would move it
     /// after them, where it delays the next batch.
     #[inline(always)]
     unsafe fn round8_double<const ENC: bool>(
         b: &mut [Self; 8],
         k: Self,
-        t: Self,
+        t: &mut Self,
+        m: &mut Self,
         poly: Self,
-    ) -> Self {
-        // SAFETY: the caller runs with the features of `enc`, `dec`, `double`.
+    ) {
+        // SAFETY: the caller runs with the features of `enc`, `dec`, `double_step`.
         unsafe {
             Self::round8::<ENC>(b, k);
-            double(t, poly)
+            double_step(t, m, poly);
         }
     }
 }
@@ -112,18 +117,19 @@ macro_rules! round8 {
             options(pure, nomem, nostack, preserves_flags),
         )
     };
-    // The round, then `$t` doubled as `double` does (OpenSSL's five
-    // instructions: PSHUFD 0x13, PADDQ, PSRAD 31, PAND, PXOR).
-    (sse_double $op:literal, $b:expr, $k:expr, $t:expr, $poly:expr) => {
+    // The round with one `double_step` of `$t`, `$m` spread through it
+    // (OpenSSL's instructions: MOVDQA, PADDD, PSRAD 31, PADDQ, PAND, PXOR).
+    (sse_double $op:literal, $b:expr, $k:expr, $t:expr, $m:expr, $poly:expr) => {
         core::arch::asm!(
             concat!($op, " {0}, {k}"), concat!($op, " {1}, {k}"),
+            "movdqa {tmp}, {m}",
+            "paddd {m}, {m}",
             concat!($op, " {2}, {k}"), concat!($op, " {3}, {k}"),
-            "pshufd {tmp}, {t}, 0x13",
-            concat!($op, " {4}, {k}"), concat!($op, " {5}, {k}"),
-            "paddq {t}, {t}",
             "psrad {tmp}, 31",
-            concat!($op, " {6}, {k}"), concat!($op, " {7}, {k}"),
+            "paddq {t}, {t}",
+            concat!($op, " {4}, {k}"), concat!($op, " {5}, {k}"),
             "pand {tmp}, {poly}",
+            concat!($op, " {6}, {k}"), concat!($op, " {7}, {k}"),
             "pxor {t}, {tmp}",
             inout(xmm_reg) $b[0].0, inout(xmm_reg) $b[1].0,
             inout(xmm_reg) $b[2].0, inout(xmm_reg) $b[3].0,
@@ -131,6 +137,7 @@ macro_rules! round8 {
             inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
             k = in(xmm_reg) $k.0,
             t = inout(xmm_reg) $t.0,
+            m = inout(xmm_reg) $m.0,
             poly = in(xmm_reg) $poly.0,
             tmp = out(xmm_reg) _,
             options(pure, nomem, nostack, preserves_flags),
@@ -537,19 +544,24 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     done
 }
 
-/// [`rounds_but_last`] for XTS with one block a register: rounds 1 to 7
-/// each double `next[r]` into `next[r + 1]` in the same instruction stream.
+/// [`rounds_but_last`] for XTS with one block a register: rounds 1 to 8
+/// each take one [`double_step`] from `t` (the last tweak of this batch, with
+/// `m = t.signs()`) to the next batch's tweaks `next[0..8]`.
 #[inline(always)]
 unsafe fn rounds_doubling<V: Lanes, const NR: usize, const ENC: bool>(
     k: &[V; MAX_KEYS],
     b: &mut [V; 8],
     next: &mut [V; 8],
+    mut t: V,
     poly: V,
 ) {
-    // Every AES has at least 9 rounds before the last: 7 with a doubling.
+    // SAFETY: the caller runs with V's features.
+    let mut m = unsafe { t.signs() };
+    // Every AES has at least 9 rounds before the last: 8 with a doubling.
     macro_rules! doubling {
         ($($r:literal)*) => {$(
-            next[$r + 1] = V::round8_double::<ENC>(b, k[$r + 1], next[$r], poly);
+            V::round8_double::<ENC>(b, k[$r + 1], &mut t, &mut m, poly);
+            next[$r] = t;
         )*};
     }
     macro_rules! plain {
@@ -561,8 +573,8 @@ unsafe fn rounds_doubling<V: Lanes, const NR: usize, const ENC: bool>(
     }
     // SAFETY: the caller runs with V's features.
     unsafe {
-        doubling!(0 1 2 3 4 5 6);
-        plain!(7 8 9 10 11 12);
+        doubling!(0 1 2 3 4 5 6 7);
+        plain!(8 9 10 11 12);
     }
 }
 
@@ -589,7 +601,27 @@ unsafe fn mul_alpha_k<V: Lanes>(t: V, k: i32, low: V) -> V {
 #[inline(always)]
 unsafe fn double<V: Lanes>(t: V, poly: V) -> V {
     // SAFETY: the caller runs with V's features.
-    unsafe { t.add64(t).xor(t.carries().and(poly)) }
+    unsafe { t.add64(t).xor(t.signs().spread().and(poly)) }
+}
+
+/// [`double`] along a chain (OpenSSL's `aesni_xts_encrypt`): `m` starts as
+/// `t.signs()` and doubles its own 32-bit words alongside `t`, so its top bits
+/// stay those of `t`'s words 3 and 1 for 32 steps (bits shifted in from below,
+/// and the folded 0x87 and 1, reach them no sooner; a batch takes 8). The
+/// loop-carried chain is then PADDQ and PXOR, 2 cycles a tweak, not the 4 of
+/// `double` (PSHUFD, PSRAD, PAND, PXOR), with as many instructions. Eight
+/// serial 4-cycle doublings (32 cycles) per batch came close to the AES work
+/// of an AES-128 batch where AESENC issues 2 a cycle (Zen: 44 cycles), and
+/// the rounds delayed its steps further: AES-128 XTS ran slower than AES-256.
+/// At 1 a cycle (Skylake-class Intel: 88 cycles) neither form is the limit.
+#[inline(always)]
+unsafe fn double_step<V: Lanes>(t: &mut V, m: &mut V, poly: V) {
+    // SAFETY: the caller runs with V's features.
+    unsafe {
+        let mask = m.spread().and(poly);
+        *m = m.add32(*m);
+        *t = t.add64(*t).xor(mask);
+    }
 }
 
 /// The tweaks `t, t·α, .., t·α^(N-1)` of one vector.
@@ -672,12 +704,6 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
             let p = data.as_mut_ptr().add(done);
             let mut s: [V; W] = each(|j| V::load(p.add(j * vb)).xor(tw[j]).xor(k[0]));
             let mut next = tw;
-            next[0] = if V::N == 1 {
-                double(tw[W - 1], poly)
-            } else {
-                mul_alpha_k(tw[0], n * W as i32, low)
-            };
-            let t0 = next[0];
             // The last round's key takes in the tweak (AESENCLAST and
             // AESDECLAST end with an XOR), as in OpenSSL.
             if let (1, Ok(s8), Ok(next8)) = (
@@ -685,11 +711,13 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
                 <&mut [V; 8]>::try_from(&mut s[..]),
                 <&mut [V; 8]>::try_from(&mut next[..]),
             ) {
-                rounds_doubling::<V, NR, ENC>(&k, s8, next8, poly);
+                rounds_doubling::<V, NR, ENC>(&k, s8, next8, tw[W - 1], poly);
             } else {
                 // Wide vectors: each tweak is a few operations from the
                 // first, independent of the rounds; the out-of-order core
                 // overlaps them (no hook: it would be a closure, see above).
+                next[0] = mul_alpha_k(tw[0], n * W as i32, low);
+                let t0 = next[0];
                 for j in 1..W {
                     next[j] = from_first(t0, j, next[j - 1], poly, low);
                 }

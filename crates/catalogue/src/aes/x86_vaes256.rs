@@ -93,9 +93,19 @@ impl Lanes for Ymm {
         Ymm(unsafe { _mm256_and_si256(self.0, o.0) })
     }
     #[inline(always)]
-    unsafe fn carries(self) -> Self {
+    unsafe fn add32(self, o: Self) -> Self {
         // SAFETY: the caller runs with this backend's features.
-        Ymm(unsafe { _mm256_srai_epi32::<31>(_mm256_shuffle_epi32::<0x13>(self.0)) })
+        Ymm(unsafe { _mm256_add_epi32(self.0, o.0) })
+    }
+    #[inline(always)]
+    unsafe fn signs(self) -> Self {
+        // SAFETY: the caller runs with this backend's features.
+        Ymm(unsafe { _mm256_shuffle_epi32::<0x5f>(self.0) })
+    }
+    #[inline(always)]
+    unsafe fn spread(self) -> Self {
+        // SAFETY: the caller runs with this backend's features.
+        Ymm(unsafe { _mm256_srai_epi32::<31>(self.0) })
     }
     #[inline(always)]
     unsafe fn round8<const ENC: bool>(b: &mut [Self; 8], k: Self) {

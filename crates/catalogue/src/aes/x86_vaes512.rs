@@ -93,9 +93,19 @@ impl Lanes for Zmm {
         Zmm(unsafe { _mm512_and_si512(self.0, o.0) })
     }
     #[inline(always)]
-    unsafe fn carries(self) -> Self {
+    unsafe fn add32(self, o: Self) -> Self {
         // SAFETY: the caller runs with this backend's features.
-        Zmm(unsafe { _mm512_srai_epi32::<31>(_mm512_shuffle_epi32::<0x13>(self.0)) })
+        Zmm(unsafe { _mm512_add_epi32(self.0, o.0) })
+    }
+    #[inline(always)]
+    unsafe fn signs(self) -> Self {
+        // SAFETY: the caller runs with this backend's features.
+        Zmm(unsafe { _mm512_shuffle_epi32::<0x5f>(self.0) })
+    }
+    #[inline(always)]
+    unsafe fn spread(self) -> Self {
+        // SAFETY: the caller runs with this backend's features.
+        Zmm(unsafe { _mm512_srai_epi32::<31>(self.0) })
     }
 }
 
