@@ -34,6 +34,8 @@ mod aarch64_pmull;
 #[cfg(test)]
 mod tests;
 #[cfg(target_arch = "x86_64")]
+mod x86_pclmul;
+#[cfg(target_arch = "x86_64")]
 mod x86_vpclmul;
 
 /// Bytes one CTR pass covers before GHASH reads them back (fits in L1).
@@ -51,6 +53,9 @@ pub enum GhashImpl {
     /// VPCLMULQDQ on 256-bit registers (with AVX2), 16 blocks per reduction.
     #[cfg(target_arch = "x86_64")]
     Vpclmul256,
+    /// PCLMULQDQ on 128-bit registers (with SSSE3), 8 blocks per reduction.
+    #[cfg(target_arch = "x86_64")]
+    Pclmul128,
 }
 
 impl GhashImpl {
@@ -60,6 +65,8 @@ impl GhashImpl {
         GhashImpl::Pmull,
         #[cfg(target_arch = "x86_64")]
         GhashImpl::Vpclmul256,
+        #[cfg(target_arch = "x86_64")]
+        GhashImpl::Pclmul128,
     ];
 
     /// The name rows report.
@@ -69,6 +76,8 @@ impl GhashImpl {
             GhashImpl::Pmull => "pmull",
             #[cfg(target_arch = "x86_64")]
             GhashImpl::Vpclmul256 => "vpclmul256",
+            #[cfg(target_arch = "x86_64")]
+            GhashImpl::Pclmul128 => "pclmul128",
         }
     }
 
@@ -80,6 +89,9 @@ impl GhashImpl {
             GhashImpl::Pmull => f.pmull,
             #[cfg(target_arch = "x86_64")]
             GhashImpl::Vpclmul256 => f.pmull && f.vpclmul && f.avx2,
+            // SSSE3 (PSHUFB) is older than every CPU with PCLMULQDQ, but checked.
+            #[cfg(target_arch = "x86_64")]
+            GhashImpl::Pclmul128 => f.pmull && std::arch::is_x86_feature_detected!("ssse3"),
         }
     }
 }
@@ -137,7 +149,7 @@ impl GhashKey {
                 #[cfg(target_arch = "aarch64")]
                 GhashImpl::Pmull => aarch64_pmull::mul(a, b),
                 #[cfg(target_arch = "x86_64")]
-                GhashImpl::Vpclmul256 => x86_vpclmul::mul(a, b),
+                GhashImpl::Vpclmul256 | GhashImpl::Pclmul128 => x86_pclmul::mul(a, b),
             }
         }
     }
@@ -179,6 +191,8 @@ impl Ghash<'_> {
                 GhashImpl::Pmull => aarch64_pmull::update(&mut self.acc, &k.powers, data),
                 #[cfg(target_arch = "x86_64")]
                 GhashImpl::Vpclmul256 => x86_vpclmul::update(&mut self.acc, &k.powers, data),
+                #[cfg(target_arch = "x86_64")]
+                GhashImpl::Pclmul128 => x86_pclmul::update(&mut self.acc, &k.powers, data),
             }
         }
     }
