@@ -183,6 +183,13 @@ impl AesModes {
         self.backend
     }
 
+    /// The encryption round keys and the number of rounds (10, 12 or 14),
+    /// for code that runs AES rounds itself (the stitched AES-GCM).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn enc_keys(&self) -> (&[[u8; 16]; 15], usize) {
+        (&self.keys.enc, self.keys.nr)
+    }
+
     /// ECB encryption of whole blocks in place.
     ///
     /// # Panics

@@ -3,13 +3,19 @@
 //! (RFC 8452 appendix A: GHASH(H, X) = rev(POLYVAL(mulX(rev H), rev X))) with
 //! carry-less multiplies, the products of 8 or 16 blocks summed before one
 //! reduction. One backend per instruction set: [`aarch64_pmull`] (PMULL, a
-//! Raspberry Pi 5) and [`x86_vpclmul`] (VPCLMULQDQ on 256-bit registers, the
-//! Zen 3 kind of x86 without AVX-512); [`crate::dispatch::aes_gcm`] decides,
-//! AWS-LC runs everywhere else.
+//! Raspberry Pi 5), [`x86_vpclmul`] (VPCLMULQDQ on 256-bit registers, the
+//! Zen 3 kind of x86 without AVX-512) and [`x86_pclmul`] (PCLMULQDQ on
+//! 128-bit registers, x86 with AES-NI but no VAES);
+//! [`crate::dispatch::aes_gcm`] decides, AWS-LC runs everywhere else.
 //!
 //! The data is processed in chunks that stay in L1 between the CTR pass and
 //! the GHASH pass; decryption hashes the ciphertext and checks the tag before
-//! it decrypts anything.
+//! it decrypts anything. Except with AES-NI and [`x86_pclmul`]: there the
+//! two passes one after the other were 0.9x libgcrypt's stitched code, so
+//! [`x86_aesni_stitched`] runs CTR and GHASH in one loop over the 128-byte
+//! batches. Its decryption hashes and decrypts each batch together; if the
+//! tag then fails, the batches are encrypted again, so the caller's buffer
+//! is the ciphertext again and no plaintext is returned.
 
 // On 32-bit ARM no GHASH backend exists: `GhashImpl` has no variant and the
 // code is dead there (AWS-LC runs); it stays compiled, one source for all.
@@ -34,6 +40,10 @@ mod aarch64_pmull;
 #[cfg(test)]
 mod tests;
 #[cfg(target_arch = "x86_64")]
+mod x86_aesni_stitched;
+#[cfg(target_arch = "x86_64")]
+mod x86_pclmul;
+#[cfg(target_arch = "x86_64")]
 mod x86_vpclmul;
 
 /// Bytes one CTR pass covers before GHASH reads them back (fits in L1).
@@ -51,6 +61,9 @@ pub enum GhashImpl {
     /// VPCLMULQDQ on 256-bit registers (with AVX2), 16 blocks per reduction.
     #[cfg(target_arch = "x86_64")]
     Vpclmul256,
+    /// PCLMULQDQ on 128-bit registers (with SSSE3), 8 blocks per reduction.
+    #[cfg(target_arch = "x86_64")]
+    Pclmul128,
 }
 
 impl GhashImpl {
@@ -60,6 +73,8 @@ impl GhashImpl {
         GhashImpl::Pmull,
         #[cfg(target_arch = "x86_64")]
         GhashImpl::Vpclmul256,
+        #[cfg(target_arch = "x86_64")]
+        GhashImpl::Pclmul128,
     ];
 
     /// The name rows report.
@@ -69,6 +84,8 @@ impl GhashImpl {
             GhashImpl::Pmull => "pmull",
             #[cfg(target_arch = "x86_64")]
             GhashImpl::Vpclmul256 => "vpclmul256",
+            #[cfg(target_arch = "x86_64")]
+            GhashImpl::Pclmul128 => "pclmul128",
         }
     }
 
@@ -80,6 +97,9 @@ impl GhashImpl {
             GhashImpl::Pmull => f.pmull,
             #[cfg(target_arch = "x86_64")]
             GhashImpl::Vpclmul256 => f.pmull && f.vpclmul && f.avx2,
+            // SSSE3 (PSHUFB) is older than every CPU with PCLMULQDQ, but checked.
+            #[cfg(target_arch = "x86_64")]
+            GhashImpl::Pclmul128 => f.pmull && std::arch::is_x86_feature_detected!("ssse3"),
         }
     }
 }
@@ -137,7 +157,7 @@ impl GhashKey {
                 #[cfg(target_arch = "aarch64")]
                 GhashImpl::Pmull => aarch64_pmull::mul(a, b),
                 #[cfg(target_arch = "x86_64")]
-                GhashImpl::Vpclmul256 => x86_vpclmul::mul(a, b),
+                GhashImpl::Vpclmul256 | GhashImpl::Pclmul128 => x86_pclmul::mul(a, b),
             }
         }
     }
@@ -179,6 +199,8 @@ impl Ghash<'_> {
                 GhashImpl::Pmull => aarch64_pmull::update(&mut self.acc, &k.powers, data),
                 #[cfg(target_arch = "x86_64")]
                 GhashImpl::Vpclmul256 => x86_vpclmul::update(&mut self.acc, &k.powers, data),
+                #[cfg(target_arch = "x86_64")]
+                GhashImpl::Pclmul128 => x86_pclmul::update(&mut self.acc, &k.powers, data),
             }
         }
     }
@@ -193,6 +215,9 @@ impl Ghash<'_> {
 pub struct AesGcm {
     aes: AesModes,
     ghash: GhashKey,
+    /// AES-NI and [`GhashImpl::Pclmul128`] in one loop
+    /// ([`x86_aesni_stitched`]) for the whole 128-byte batches.
+    stitched: bool,
 }
 
 impl AesGcm {
@@ -213,7 +238,17 @@ impl AesGcm {
         aes.ecb_encrypt(&mut h);
         let ghash = GhashKey::new(imp, &h);
         h.zeroize();
-        Some(AesGcm { aes, ghash })
+        #[cfg(target_arch = "x86_64")]
+        let stitched = aes.backend() == crate::aes::Backend::AesNi
+            && imp == GhashImpl::Pclmul128
+            && x86_aesni_stitched::runnable();
+        #[cfg(not(target_arch = "x86_64"))]
+        let stitched = false;
+        Some(AesGcm {
+            aes,
+            ghash,
+            stitched,
+        })
     }
 
     /// The GHASH backend.
@@ -224,6 +259,38 @@ impl AesGcm {
     /// The implementation's name: AES backend and GHASH backend.
     pub fn name(&self) -> String {
         format!("{}+{}", self.aes.backend().name(), self.ghash.imp.name())
+    }
+
+    /// The stitched loop over the whole 128-byte batches of `data`, if it
+    /// runs here: CTR from `ctr` (advances), GHASH of the ciphertext into
+    /// `ghash`; returns the bytes done (0 where it does not run).
+    fn stitched(
+        &self,
+        ctr: &mut [u8; 16],
+        ghash: &mut Ghash,
+        data: &mut [u8],
+        open: bool,
+    ) -> usize {
+        if !self.stitched {
+            return 0;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (keys, nr) = self.aes.enc_keys();
+            let mut c = u128::from_be_bytes(*ctr);
+            let k = &self.ghash.powers;
+            // SAFETY: `with_aes` checked `x86_aesni_stitched::runnable`.
+            let done = unsafe {
+                x86_aesni_stitched::apply(keys, nr, k, &mut c, &mut ghash.acc, data, open)
+            };
+            *ctr = c.to_be_bytes();
+            done
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (ctr, ghash, data, open);
+            unreachable!("stitched is x86-64 only")
+        }
     }
 
     /// The tag mask `E_K(J0)` and the first data counter `inc32(J0)`.
@@ -266,7 +333,8 @@ impl AesGcm {
         let (mut mask, mut ctr) = self.j0(nonce);
         let mut ghash = self.ghash.start();
         ghash.update_padded(aad);
-        for chunk in data.chunks_mut(CHUNK) {
+        let done = self.stitched(&mut ctr, &mut ghash, data, false);
+        for chunk in data[done..].chunks_mut(CHUNK) {
             self.aes.ctr_apply(&mut ctr, chunk);
             ghash.update_padded(chunk);
         }
@@ -287,18 +355,25 @@ impl AesGcm {
         if data.len() as u64 > MAX_DATA {
             return Err(crate::aead::AuthError);
         }
-        let (mut mask, mut ctr) = self.j0(nonce);
+        let (mut mask, first) = self.j0(nonce);
         let mut ghash = self.ghash.start();
         ghash.update_padded(aad);
-        ghash.update_padded(data);
+        // The stitched loop decrypts while it hashes; the rest is hashed
+        // first and decrypted only once the tag checks.
+        let mut ctr = first;
+        let done = self.stitched(&mut ctr, &mut ghash, data, true);
+        ghash.update_padded(&data[done..]);
         let mut want = AesGcm::tag(&mut ghash, aad.len(), data.len(), &mask);
         mask.zeroize();
         let ok = bool::from(want.ct_eq(tag));
         want.zeroize();
         if !ok {
+            // Back to the ciphertext (CTR is its own inverse): no plaintext
+            // of a forged message leaves this function.
+            self.aes.ctr_apply(&mut first.clone(), &mut data[..done]);
             return Err(crate::aead::AuthError);
         }
-        self.aes.ctr_apply(&mut ctr, data);
+        self.aes.ctr_apply(&mut ctr, &mut data[done..]);
         Ok(())
     }
 }

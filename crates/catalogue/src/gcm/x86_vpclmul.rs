@@ -3,76 +3,13 @@
 //! registers (16 blocks) per reduction; Karatsuba products in the batches
 //! (three VPCLMULQDQ a register, not four: the multiplier is what limits
 //! this loop on Zen 3, and GHASH's share of AES-128-GCM's time fell from 1.9x
-//! to 1.2x that of CTR), schoolbook in the tail, summed unreduced. The reduction is
-//! Gueron's for POLYVAL (two folds by x^64 with 0xc2 << 56).
+//! to 1.2x that of CTR), schoolbook in the tail, summed unreduced. The 128-bit helpers (the
+//! reduction) are [`super::x86_pclmul`]'s.
 
 use core::arch::x86_64::*;
 
 use super::Powers;
-
-/// The byte reversal of each 128-bit lane: GHASH's byte order to POLYVAL's.
-#[inline(always)]
-fn rev128() -> __m128i {
-    // SAFETY: SSE2 is in the x86-64 baseline.
-    unsafe { _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
-}
-
-/// `(hi:lo) · x^-128 mod g`: the 256-bit product reduced to 128 bits.
-#[inline]
-#[target_feature(enable = "pclmulqdq,sse2")]
-fn reduce(lo: __m128i, hi: __m128i) -> __m128i {
-    let poly = _mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1);
-    let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
-    let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
-    let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
-    let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
-    _mm_xor_si128(lo, hi)
-}
-
-/// Adds the schoolbook product of `x` and `k` into `(lo, mid, hi)`.
-#[inline]
-#[target_feature(enable = "pclmulqdq,sse2")]
-fn mul_acc128(x: __m128i, k: __m128i, acc: &mut [__m128i; 3]) {
-    acc[0] = _mm_xor_si128(acc[0], _mm_clmulepi64_si128::<0x00>(x, k));
-    acc[1] = _mm_xor_si128(acc[1], _mm_clmulepi64_si128::<0x01>(x, k));
-    acc[1] = _mm_xor_si128(acc[1], _mm_clmulepi64_si128::<0x10>(x, k));
-    acc[2] = _mm_xor_si128(acc[2], _mm_clmulepi64_si128::<0x11>(x, k));
-}
-
-/// Reduces the sums `(lo, mid, hi)` to one field element.
-#[inline]
-#[target_feature(enable = "pclmulqdq,sse2")]
-fn finish(acc: [__m128i; 3]) -> __m128i {
-    let lo = _mm_xor_si128(acc[0], _mm_slli_si128::<8>(acc[1]));
-    let hi = _mm_xor_si128(acc[2], _mm_srli_si128::<8>(acc[1]));
-    reduce(lo, hi)
-}
-
-/// A u128 as a register, its low half in lane 0 (x86 is little-endian).
-#[inline(always)]
-fn m128(x: u128) -> __m128i {
-    // SAFETY: u128 and __m128i are both 16 bytes of plain data.
-    unsafe { core::mem::transmute::<u128, __m128i>(x) }
-}
-
-/// The register as a u128 (the inverse of [`m128`]).
-#[inline(always)]
-fn u128_of(x: __m128i) -> u128 {
-    // SAFETY: as in `m128`.
-    unsafe { core::mem::transmute::<__m128i, u128>(x) }
-}
-
-/// POLYVAL's product `a · b · x^-128` (key set-up: the powers of H).
-///
-/// # Safety
-/// The CPU must have PCLMULQDQ.
-#[target_feature(enable = "pclmulqdq,sse2")]
-pub(super) unsafe fn mul(a: u128, b: u128) -> u128 {
-    let (a, b) = (m128(a), m128(b));
-    let mut acc = [_mm_setzero_si128(); 3];
-    mul_acc128(a, b, &mut acc);
-    u128_of(finish(acc))
-}
+use super::x86_pclmul::{finish, m128, mul_acc128, rev128, u128_of};
 
 /// Adds the schoolbook products of the two lanes of `x` and `k`.
 #[inline]
