@@ -69,6 +69,12 @@ fn join(lo: u64, hi: u64) -> u128 {
 }
 
 impl Key {
+    /// `r0, r1, s1`, for the stitched code's assembly.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn limbs(self) -> [u64; 3] {
+        [self.r0, self.r1, self.s1]
+    }
+
     /// `h = (h + m + pad * 2^128) * r`, partially reduced (`h2 <= 4`).
     ///
     /// Bounds: on entry `h2 <= 4`, so after the addition `h2 <= 6`;
