@@ -66,16 +66,7 @@ macro_rules! rounds {
     allow(unused_macros, reason = "only the 16-register backends use it")
 )]
 macro_rules! rounds_c_in_memory {
-    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {
-        rounds_c_in_memory!($r, $x, $add, $xor, $r16, $r12, $r8, $r7; ())
-    };
-    // `$between.at(i, q)` ([`Between`]) runs after the `q`-th of the four column or diagonal
-    // pairs of double round `i`: scalar work placed there (the stitched
-    // Poly1305) overlaps the vector rounds.
-    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident;
-     $between:expr) => {{
-        #[allow(unused_mut, reason = "`()` needs no `mut`")]
-        let mut between = $between;
+    ($r:expr, $x:ident, $add:ident, $xor:ident, $r16:ident, $r12:ident, $r8:ident, $r7:ident) => {{
         let mut c89 = [$x[8], $x[9]];
         let mut c1011 = [$x[10], $x[11]];
         // SAFETY: the pointers are to the two live elements of a local
@@ -89,41 +80,18 @@ macro_rules! rounds_c_in_memory {
             (core::ptr::read_volatile(&slots[0]), core::ptr::read_volatile(&slots[1]))
         };
         put(&mut c1011, $x[10], $x[11]);
-        for i in 0..$r / 2 {
+        for _ in 0..$r / 2 {
             qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (0, 4, 8, 12), (1, 5, 9, 13));
-            $crate::chacha::Between::at(&mut between, i, 0);
             put(&mut c89, $x[8], $x[9]);
             ($x[10], $x[11]) = get(&c1011);
             qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (2, 6, 10, 14), (3, 7, 11, 15));
-            $crate::chacha::Between::at(&mut between, i, 1);
             qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (0, 5, 10, 15), (1, 6, 11, 12));
-            $crate::chacha::Between::at(&mut between, i, 2);
             put(&mut c1011, $x[10], $x[11]);
             ($x[8], $x[9]) = get(&c89);
             qr4!($x, $add, $xor, $r16, $r12, $r8, $r7; (2, 7, 8, 13), (3, 4, 9, 14));
-            $crate::chacha::Between::at(&mut between, i, 3);
         }
         ($x[10], $x[11]) = get(&c1011);
     }};
-}
-
-/// Work placed between the quarters of the ChaCha rounds
-/// ([`rounds_c_in_memory!`]): the stitched ChaCha20-Poly1305 hashes there.
-/// A trait rather than a closure so that `#[inline(always)]` keeps it in
-/// the round loop (LLVM left a closure out of line, a call per quarter).
-#[cfg_attr(
-    not(any(target_arch = "x86", target_arch = "x86_64")),
-    allow(dead_code, reason = "only the 16-register backends use it")
-)]
-pub(crate) trait Between {
-    /// Runs after quarter `quarter` (0-3) of double round `round`.
-    fn at(&mut self, round: usize, quarter: usize);
-}
-
-/// Nothing between the rounds.
-impl Between for () {
-    #[inline(always)]
-    fn at(&mut self, _round: usize, _quarter: usize) {}
 }
 
 /// The backends' outer loop: whole batches of `$n` blocks straight into

@@ -14,6 +14,7 @@ pub(super) const N: usize = 8;
 fn add(a: __m256i, b: __m256i) -> __m256i {
     _mm256_add_epi32(a, b)
 }
+#[cfg(target_arch = "x86")]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn xor(a: __m256i, b: __m256i) -> __m256i {
@@ -36,6 +37,7 @@ static ROT8: Mask = Mask([
 // that LLVM keeps them so: left to itself it splits them into word shuffles
 // or pushes them through the preceding XOR, which doubles the shuffles (the
 // port that limits this kernel) and spills the 16 state vectors.
+#[cfg(target_arch = "x86")]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn r16(mut x: __m256i) -> __m256i {
@@ -46,11 +48,13 @@ fn r16(mut x: __m256i) -> __m256i {
     }
     x
 }
+#[cfg(target_arch = "x86")]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn r12(x: __m256i) -> __m256i {
     _mm256_or_si256(_mm256_slli_epi32::<12>(x), _mm256_srli_epi32::<20>(x))
 }
+#[cfg(target_arch = "x86")]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn r8(mut x: __m256i) -> __m256i {
@@ -61,6 +65,7 @@ fn r8(mut x: __m256i) -> __m256i {
     }
     x
 }
+#[cfg(target_arch = "x86")]
 #[inline]
 #[target_feature(enable = "avx2")]
 fn r7(x: __m256i) -> __m256i {
@@ -92,36 +97,333 @@ fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
     ]
 }
 
-/// The key stream of `N` blocks from counter `ctr`: the 16 state words after
-/// the rounds and the feed-forward, one word of each block per vector.
-/// `between.at(i, q)` runs after quarter `q` (0-3) of double round `i`, where
-/// the stitched ChaCha20-Poly1305 ([`super::x86_avx2_poly1305`]) hashes.
+/// Two quarter rounds, `(a1, b1, c1, d1)` and `(a2, b2, c2, d2)`, on named
+/// ymm registers, with `t` as the temporary of the shifts: the assembly text
+/// of one step of [`rounds_asm`]. The rotations by 16 and 8 are one `vpshufb`
+/// each, by 12 and 7 two shifts and an OR (AVX2 has no rotation). With
+/// `yes`, the four parts of a Poly1305 block ([`poly!`]) go one before each
+/// quarter of the step, as in libgcrypt's stitched code: spread thinly, the
+/// scalar work never holds up the vector instructions behind it.
+#[cfg(target_arch = "x86_64")]
+macro_rules! qr2 {
+    ($p:ident; $a1:literal, $b1:literal, $c1:literal, $d1:literal,
+     $a2:literal, $b2:literal, $c2:literal, $d2:literal, $t:literal) => {
+        concat!(
+            poly!($p, 1),
+            qr2!(@add_xor_shuf $a1, $b1, $d1, $a2, $b2, $d2, "{r16}"),
+            poly!($p, 2),
+            qr2!(@add_xor_shift $b1, $c1, $d1, $b2, $c2, $d2, $t, "20", "12"),
+            poly!($p, 3),
+            qr2!(@add_xor_shuf $a1, $b1, $d1, $a2, $b2, $d2, "{r8}"),
+            poly!($p, 4),
+            qr2!(@add_xor_shift $b1, $c1, $d1, $b2, $c2, $d2, $t, "25", "7"),
+        )
+    };
+    // a += b; d ^= a; d <<<= 16 or 8 (a byte shuffle by the mask in memory).
+    (@add_xor_shuf $a1:literal, $b1:literal, $d1:literal,
+     $a2:literal, $b2:literal, $d2:literal, $mask:literal) => {
+        concat!(
+            "vpaddd ", $a1, ", ", $a1, ", ", $b1, "\n",
+            "vpaddd ", $a2, ", ", $a2, ", ", $b2, "\n",
+            "vpxor ", $d1, ", ", $d1, ", ", $a1, "\n",
+            "vpxor ", $d2, ", ", $d2, ", ", $a2, "\n",
+            "vpshufb ", $d1, ", ", $d1, ", ymmword ptr [rip + ", $mask, "]\n",
+            "vpshufb ", $d2, ", ", $d2, ", ymmword ptr [rip + ", $mask, "]\n",
+        )
+    };
+    // c += d; b ^= c; b <<<= 12 or 7 (two shifts and an OR).
+    (@add_xor_shift $b1:literal, $c1:literal, $d1:literal,
+     $b2:literal, $c2:literal, $d2:literal, $t:literal, $right:literal, $left:literal) => {
+        concat!(
+            "vpaddd ", $c1, ", ", $c1, ", ", $d1, "\n",
+            "vpaddd ", $c2, ", ", $c2, ", ", $d2, "\n",
+            "vpxor ", $b1, ", ", $b1, ", ", $c1, "\n",
+            "vpxor ", $b2, ", ", $b2, ", ", $c2, "\n",
+            "vpsrld ", $t, ", ", $b1, ", ", $right, "\n",
+            "vpslld ", $b1, ", ", $b1, ", ", $left, "\n",
+            "vpor ", $b1, ", ", $b1, ", ", $t, "\n",
+            "vpsrld ", $t, ", ", $b2, ", ", $right, "\n",
+            "vpslld ", $b2, ", ", $b2, ", ", $left, "\n",
+            "vpor ", $b2, ", ", $b2, ", ", $t, "\n",
+        )
+    };
+}
+
+/// Part 1-4 of one Poly1305 block (`yes`) or nothing (`no`): the arithmetic
+/// of [`crate::wide::poly1305`]'s `absorb` in radix 2^64, `h = (h + m +
+/// 2^128) * r` partially reduced (`h2 <= 4` after it), with the key limbs
+/// `r0, r1, s1` read from `{k}` and the block from `{m}`. Each part leaves
+/// no carry pending for the next.
+#[cfg(target_arch = "x86_64")]
+macro_rules! poly {
+    (no, $part:tt) => {
+        ""
+    };
+    // h += m + 2^128; x0 = h0 * r0, x1 = h0 * r1.
+    (yes, 1) => {
+        concat!(
+            "add {h0}, qword ptr [{m}]\n",
+            "adc {h1}, qword ptr [{m} + 8]\n",
+            "adc {h2}, 1\n",
+            "mov rdx, {h0}\n",
+            "mulx {x0h}, {x0l}, qword ptr [{k}]\n",
+            "mulx {x1h}, {x1l}, qword ptr [{k} + 8]\n",
+        )
+    };
+    // x0 += h1 * s1, x1 += h1 * r0.
+    (yes, 2) => {
+        concat!(
+            "mov rdx, {h1}\n",
+            "mulx {h1}, {h0}, qword ptr [{k} + 16]\n",
+            "add {x0l}, {h0}\n",
+            "adc {x0h}, {h1}\n",
+            "mulx {h1}, {h0}, qword ptr [{k}]\n",
+            "add {x1l}, {h0}\n",
+            "adc {x1h}, {h1}\n",
+        )
+    };
+    // x1 += h2 * s1, d2 = h2 * r0 + the high half of x1; h0 = (d2 >> 2) * 5.
+    (yes, 3) => {
+        concat!(
+            "mov {h0}, {h2}\n",
+            "imul {h0}, qword ptr [{k} + 16]\n",
+            "imul {h2}, qword ptr [{k}]\n",
+            "add {x1l}, {h0}\n",
+            "adc {h2}, {x1h}\n",
+            "mov {h0}, {h2}\n",
+            "shr {h0}, 2\n",
+            "lea {h0}, [{h0} + 4 * {h0}]\n",
+        )
+    };
+    // h = (d2 >> 2) * 5 + x0 + x1_lo * 2^64 + (d2 & 3) * 2^128.
+    (yes, 4) => {
+        concat!(
+            "and {h2}, 3\n",
+            "add {h0}, {x0l}\n",
+            "adc {x1l}, {x0h}\n",
+            "adc {h2}, 0\n",
+            "mov {h1}, {x1l}\n",
+        )
+    };
+}
+
+/// One step of [`rounds_asm`]: the assembly `$text` on the 16 ymm registers,
+/// `$v[i]` in `ymm{i}`, with the extra operands `$extra`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! step {
+    ($v:ident, $text:expr, ($($opt:ident),*), $($extra:tt)*) => {
+        // SAFETY: register arithmetic on the operands; aligned 32-byte reads
+        // of the masks and of and writes to the swap slot (a live local);
+        // 16-byte reads of a Poly1305 block and 24 of the key, which the
+        // caller checked are in bounds. AVX2 is enabled in the caller, and
+        // BMI2 is there when Poly1305 is ([`Hash::new`]).
+        unsafe {
+            core::arch::asm!(
+                $text,
+                r16 = sym ROT16,
+                r8 = sym ROT8,
+                $($extra)*
+                inout("ymm0") $v[0], inout("ymm1") $v[1], inout("ymm2") $v[2],
+                inout("ymm3") $v[3], inout("ymm4") $v[4], inout("ymm5") $v[5],
+                inout("ymm6") $v[6], inout("ymm7") $v[7], inout("ymm8") $v[8],
+                inout("ymm9") $v[9], inout("ymm10") $v[10], inout("ymm11") $v[11],
+                inout("ymm12") $v[12], inout("ymm13") $v[13], inout("ymm14") $v[14],
+                inout("ymm15") $v[15],
+                options($($opt),*),
+            )
+        }
+    };
+}
+
+/// `R / 2` double rounds on `v` (`v[i]` in `ymm{i}`) and the swap slot
+/// `slot`; with `yes`, a Poly1305 block in each of the last three steps of
+/// each double round: `$h` the hash limbs, `$blocks` the blocks, `$key` the
+/// key limbs. The steps with the swap may write memory; without Poly1305 the
+/// flags survive.
+#[cfg(target_arch = "x86_64")]
+macro_rules! double_rounds {
+    ($r:expr, $v:ident, $slot:ident, no) => {
+        for _ in 0..$r / 2 {
+            double_rounds!(@one $v, $slot, no, [], [], [],
+                (pure, readonly, nostack, preserves_flags), (nostack, preserves_flags));
+        }
+    };
+    ($r:expr, $v:ident, $slot:ident, yes, $h:ident, $blocks:ident, $key:ident) => {
+        for i in 0..$r / 2 {
+            let m = $blocks[48 * i..48 * i + 48].as_ptr();
+            double_rounds!(@one $v, $slot, yes,
+                [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                 m = in(reg) m, k = in(reg) $key.as_ptr(),
+                 x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                 out("rdx") _,],
+                [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                 m = in(reg) m.wrapping_add(16), k = in(reg) $key.as_ptr(),
+                 x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                 out("rdx") _,],
+                [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                 m = in(reg) m.wrapping_add(32), k = in(reg) $key.as_ptr(),
+                 x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                 out("rdx") _,],
+                (pure, readonly, nostack), (nostack));
+        }
+    };
+    (@one $v:ident, $slot:ident, $p:ident, [$($e1:tt)*], [$($e2:tt)*], [$($e3:tt)*],
+     ($($ro:ident),*), ($($rw:ident),*)) => {
+        step!($v, concat!(
+            qr2!(no; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
+            "vmovdqa ymm15, ymmword ptr [{s}]\n",
+            "vmovdqa ymmword ptr [{s}], ymm8\n",
+        ), (nostack, preserves_flags), s = in(reg) &raw mut $slot,);
+        step!($v,
+            qr2!($p; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
+            ($($ro),*), $($e1)*);
+        step!($v, concat!(
+            qr2!($p; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
+            "vmovdqa ymm8, ymmword ptr [{s}]\n",
+            "vmovdqa ymmword ptr [{s}], ymm15\n",
+        ), ($($rw),*), s = in(reg) &raw mut $slot, $($e2)*);
+        step!($v,
+            qr2!($p; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
+            ($($ro),*), $($e3)*);
+    };
+}
+
+/// What [`keystream`]'s rounds do besides: nothing (`()`), or hash Poly1305
+/// blocks ([`Hash`]). A type rather than an `Option` so that each use gets
+/// its own copy of the rounds, without a branch or the unused path.
+pub(super) trait Stitch: Sized {
+    /// The Poly1305 work, if any.
+    #[cfg(target_arch = "x86_64")]
+    fn into_hash<'a>(self) -> Option<Hash<'a>>
+    where
+        Self: 'a;
+}
+
+impl Stitch for () {
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn into_hash<'a>(self) -> Option<Hash<'a>> {
+        None
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Stitch for Hash<'_> {
+    #[inline(always)]
+    fn into_hash<'a>(self) -> Option<Hash<'a>>
+    where
+        Self: 'a,
+    {
+        Some(self)
+    }
+}
+
+/// Poly1305 work for [`keystream`]: the stitched ChaCha20-Poly1305
+/// ([`super::x86_avx2_poly1305`]) hashes one block in each of the last three
+/// steps (column or diagonal pairs) of every double round.
+#[cfg(target_arch = "x86_64")]
+pub(super) struct Hash<'a> {
+    /// The running hash `h0, h1, h2` (`h2 <= 4`).
+    h: &'a mut [u64; 3],
+    /// The clamped key `r0, r1, s1 = r1 + r1 / 4`.
+    key: &'a [u64; 3],
+    /// `3 * R / 2` Poly1305 blocks, in order.
+    blocks: &'a [u8],
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> Hash<'a> {
+    /// The hash `h` under `key` of `blocks`.
+    ///
+    /// # Safety
+    /// The CPU must support BMI2: the rounds hash with `mulx`.
+    pub(super) unsafe fn new(h: &'a mut [u64; 3], key: &'a [u64; 3], blocks: &'a [u8]) -> Self {
+        Hash { h, key, blocks }
+    }
+}
+
+/// The rounds on the 16 word vectors `x`, hashing `hash`'s blocks if any.
+///
+/// The 16 state vectors and a temporary do not fit 16 registers, so one word
+/// lives in a stack slot (libgcrypt's schedule): word 15 during the column
+/// pairs (0, 4, 8, 12)/(1, 5, 9, 13) and (2, 7, 8, 13)/(3, 4, 9, 14), word 8
+/// during the two others, one store and one load at each swap. Written as
+/// assembly on fixed registers because LLVM, given intrinsics, spills more
+/// and in worse places (about 5% slower on Zen 3); `v[i]` is what `ymm{i}`
+/// holds, ymm15 or ymm8 being the temporary.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn keystream<const R: usize>(
+fn rounds_asm<const R: usize>(x: &mut [__m256i; 16], stitch: impl Stitch) {
+    let mut v = *x;
+    let mut slot = x[15];
+    match stitch.into_hash() {
+        None => double_rounds!(R, v, slot, no),
+        Some(Hash { h, key, blocks }) => {
+            assert!(
+                blocks.len() >= 48 * (R / 2),
+                "3 Poly1305 blocks per double round"
+            );
+            let mut hh = *h;
+            double_rounds!(R, v, slot, yes, hh, blocks, key);
+            *h = hh;
+        }
+    }
+    v[15] = slot;
+    *x = v;
+}
+
+/// The rounds on 32-bit x86, which has 8 vector registers: LLVM spills as it
+/// must.
+#[cfg(target_arch = "x86")]
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rounds_x86<const R: usize>(x: &mut [__m256i; 16]) {
+    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7);
+}
+
+/// The key stream of `N` blocks from counter `ctr`: the 16 state words after
+/// the rounds and the feed-forward, one word of each block per vector.
+/// With `hash`, the rounds also absorb its Poly1305 blocks ([`Hash`]).
+///
+/// # Safety
+/// The CPU must support AVX2. Always inlined (it has no target features of
+/// its own, so it is callable only from code with AVX2 enabled), so that
+/// the key stream goes from registers to [`xor_out`].
+#[inline(always)]
+pub(super) unsafe fn keystream<const R: usize>(
     st: &[u32; 16],
     ctr: u32,
-    between: impl super::Between,
+    stitch: impl Stitch,
 ) -> [__m256i; 16] {
-    let mut x = [_mm256_setzero_si256(); 16];
-    for (v, &w) in x.iter_mut().zip(st) {
-        *v = _mm256_set1_epi32(w as i32);
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let mut x = [_mm256_setzero_si256(); 16];
+        for (v, &w) in x.iter_mut().zip(st) {
+            *v = _mm256_set1_epi32(w as i32);
+        }
+        x[12] = _mm256_add_epi32(
+            _mm256_set1_epi32(ctr as i32),
+            _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
+        );
+        let ctrs = x[12];
+        #[cfg(target_arch = "x86_64")]
+        rounds_asm::<R>(&mut x, stitch);
+        #[cfg(target_arch = "x86")]
+        {
+            let _ = stitch;
+            rounds_x86::<R>(&mut x);
+        }
+        for (i, v) in x.iter_mut().enumerate() {
+            let input = if i == 12 {
+                ctrs
+            } else {
+                _mm256_set1_epi32(st[i] as i32)
+            };
+            *v = add(*v, input);
+        }
+        x
     }
-    x[12] = _mm256_add_epi32(
-        _mm256_set1_epi32(ctr as i32),
-        _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
-    );
-    let ctrs = x[12];
-    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7; between);
-    for (i, v) in x.iter_mut().enumerate() {
-        let input = if i == 12 {
-            ctrs
-        } else {
-            _mm256_set1_epi32(st[i] as i32)
-        };
-        *v = add(*v, input);
-    }
-    x
 }
 
 /// XORs the key stream `x` of [`keystream`] into `out` (`N * 64` bytes).
@@ -152,7 +454,8 @@ pub(super) fn xor_out(x: &[__m256i; 16], out: &mut [u8]) {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
-    xor_out(&keystream::<R>(st, ctr, ()), out);
+    // SAFETY: AVX2 is enabled here.
+    xor_out(&unsafe { keystream::<R>(st, ctr, ()) }, out);
 }
 
 /// XORs the key stream of `st` (counter in word 12) into `data`.

@@ -69,6 +69,12 @@ fn join(lo: u64, hi: u64) -> u128 {
 }
 
 impl Key {
+    /// `r0, r1, s1`, for the stitched code's assembly.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn limbs(self) -> [u64; 3] {
+        [self.r0, self.r1, self.s1]
+    }
+
     /// `h = (h + m + pad * 2^128) * r`, partially reduced (`h2 <= 4`).
     ///
     /// Bounds: on entry `h2 <= 4`, so after the addition `h2 <= 6`;
@@ -82,11 +88,13 @@ impl Key {
         let (h0, h1) = (t as u64, (t >> 64) as u64);
         let h2 = h[2] + pad + u64::from(c);
         let d0 = mul(h0, r0) + mul(h1, s1);
-        let d1 = mul(h0, r1) + mul(h1, r0) + u128::from(h2 * s1) + (d0 >> 64);
+        let d1 = mul(h0, r1) + mul(h1, r0) + u128::from(h2 * s1);
         let d2 = h2 * r0 + (d1 >> 64) as u64;
-        // d2 * 2^128 = (d2 & 3) * 2^128 + (d2 >> 2) * 5 (mod p).
+        // d2 * 2^128 = (d2 & 3) * 2^128 + (d2 >> 2) * 5 (mod p). The high
+        // half of `d0` joins after the fold rather than before `d2` (as in
+        // libgcrypt's): the next block waits on a shorter chain.
         let fold = (d2 & !3) + (d2 >> 2);
-        let (t, c) = join(d0 as u64, d1 as u64).overflowing_add(u128::from(fold));
+        let (t, c) = join(fold, d1 as u64).overflowing_add(d0);
         *h = [t as u64, (t >> 64) as u64, (d2 & 3) + u64::from(c)];
     }
 
