@@ -224,6 +224,97 @@ fn aes_sp800_38a_f5_ctr() {
     }
 }
 
+/// NIST SP 800-38A F.2 (CBC) and F.5 (CTR), AES-128 and AES-256, through the
+/// modes the catalogue's rows run (`block_modes`: our AES kernels wherever
+/// the tier has them; the tests above use the `aes` crate), with the four
+/// vector blocks inside a 67-block message so that every tier's multi-block
+/// kernels (8, 16 or 32 blocks a batch) meet them: CTR from a counter 61
+/// blocks before the vector's, CBC decryption with the IV as the ciphertext
+/// block before the vector's. CBC encryption is serial: the vector itself.
+#[test]
+fn aes_sp800_38a_cbc_ctr_in_the_rows_modes() {
+    use clustercrypt_catalogue::{Algorithm, block_modes};
+    const AT: usize = 61;
+    const BLOCKS: usize = 67;
+    let iv = hex!("000102030405060708090a0b0c0d0e0f");
+    let ctr0 = u128::from_be_bytes(hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"));
+    let cases: [(&[u8], [u8; 64], [u8; 64]); 2] = [
+        (
+            &SP800_38A_K128,
+            hex!(
+                "7649abac8119b246cee98e9b12e9197d"
+                "5086cb9b507219ee95db113a917678b2"
+                "73bed6b8e3c1743b7116e69e22229516"
+                "3ff1caa1681fac09120eca307586e1a7"
+            ),
+            hex!(
+                "874d6191b620e3261bef6864990db6ce"
+                "9806f66b7970fdff8617187bb9fffdff"
+                "5ae4df3edbd5d35e5b4f09020db03eab"
+                "1e031dda2fbe03d1792170a0f3009cee"
+            ),
+        ),
+        (
+            &SP800_38A_K256,
+            hex!(
+                "f58c4c04d6e5f1ba779eabfb5f7bfbd6"
+                "9cfc4e967edb808d679f777bc6702c7d"
+                "39f23369a9d9bacfa530e26304231461"
+                "b2eb05e2c39be9fcda6c19078c6a9d1b"
+            ),
+            hex!(
+                "601ec313775789a5b7a7f504bbf3d228"
+                "f443e3ca4d62b59aca84e990cacaf5c5"
+                "2b0930daa23de94ce87017ba2d84988d"
+                "dfc9c58db67aada613c2dd08457941a6"
+            ),
+        ),
+    ];
+    let vector = AT * 16..(AT + 4) * 16;
+    for (key, cbc_ct, ctr_ct) in cases {
+        let mut modes = block_modes(Algorithm::Aes, key, 1).unwrap();
+        let what = format!("AES-{} ({})", key.len() * 8, modes.backend());
+
+        let mut buf = SP800_38A_PT;
+        let mut v = iv;
+        modes.cbc_encrypt(&mut v, &mut buf);
+        assert_eq!(
+            hex::encode(buf),
+            hex::encode(cbc_ct),
+            "{what}: CBC encryption"
+        );
+        // Decryption: blocks 0..AT-1 of some ciphertext, the IV, the vector's
+        // ciphertext, more blocks; each plaintext block depends only on its
+        // ciphertext block and the one before.
+        let mut msg: Vec<u8> = (0..BLOCKS * 16).map(|i| (i * 7 + 3) as u8).collect();
+        msg[(AT - 1) * 16..AT * 16].copy_from_slice(&iv);
+        msg[vector.clone()].copy_from_slice(&cbc_ct);
+        let mut v = [0u8; 16];
+        modes.cbc_decrypt(&mut v, &mut msg);
+        assert_eq!(
+            hex::encode(&msg[vector.clone()]),
+            hex::encode(SP800_38A_PT),
+            "{what}: CBC decryption inside {BLOCKS} blocks"
+        );
+
+        // CTR: the vector's counter blocks are blocks AT..AT+3 of the message.
+        let mut msg = vec![0u8; BLOCKS * 16];
+        msg[vector.clone()].copy_from_slice(&SP800_38A_PT);
+        let mut c = ctr0.wrapping_sub(AT as u128).to_be_bytes();
+        modes.ctr_apply(&mut c, &mut msg);
+        assert_eq!(
+            hex::encode(&msg[vector.clone()]),
+            hex::encode(ctr_ct),
+            "{what}: CTR inside {BLOCKS} blocks"
+        );
+        assert_eq!(
+            u128::from_be_bytes(c),
+            ctr0.wrapping_add((BLOCKS - AT) as u128),
+            "{what}: counter after"
+        );
+    }
+}
+
 // ---------------------------------------------------------------- Serpent
 
 /// NESSIE Serpent test vectors (Biham, `Serpent-128-128.verified.test-vectors`,
