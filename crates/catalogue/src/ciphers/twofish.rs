@@ -896,35 +896,13 @@ mod tests {
     /// that must chain.
     #[test]
     fn cbc_encrypt_matches_generic_cbc() {
-        let mut rng = XorShift(0x0123_4567_89AB_CDEF);
-        for iter in 0..600 {
-            let key_len = [16, 24, 32][iter % 3];
-            let mut key = [0u8; 32];
-            rng.fill(&mut key[..key_len]);
-            let ours = Twofish::new_from_slice(&key[..key_len]).unwrap();
-            let reference =
-                crate::modes::BlockModes::new(Reference::new_from_slice(&key[..key_len]).unwrap());
-            let blocks = rng.below(41);
-            let mut data = vec![0u8; 16 * blocks];
-            rng.fill(&mut data);
-            let mut iv = [0u8; 16];
-            rng.fill(&mut iv);
-
-            let (mut want, mut want_iv) = (data.clone(), iv);
-            reference.cbc_encrypt(&mut want_iv, &mut want);
-            let (mut got, mut got_iv) = (data.clone(), iv);
-            ours.cbc_encrypt(&mut got_iv, &mut got);
-            assert_eq!(got, want, "{blocks} blocks");
-            assert_eq!(got_iv, want_iv);
-
-            let split = 16 * rng.below(blocks + 1);
-            let (mut got, mut got_iv) = (data, iv);
-            let (a, b) = got.split_at_mut(split);
-            ours.cbc_encrypt(&mut got_iv, a);
-            ours.cbc_encrypt(&mut got_iv, b);
-            assert_eq!(got, want, "{blocks} blocks split at {split}");
-            assert_eq!(got_iv, want_iv);
-        }
+        crate::ciphers::test_support::check_cbc_encrypt(
+            600,
+            |_, iter| [16, 24, 32][iter % 3],
+            |key| Twofish::new_from_slice(key).unwrap(),
+            Twofish::cbc_encrypt,
+            |key| Reference::new_from_slice(key).unwrap(),
+        );
     }
 
     #[test]
