@@ -183,6 +183,12 @@ fn every_backend_ctr_carries_across_both_wraps_and_chains() {
             hex!("00000000000000aaffffffffffffffcf"),
             hex!("00000000000000aaffffffffffffffaf"),
             hex!("00000000000000aaffffffffffffff6f"),
+            // Counters that are a multiple of every batch (the fastest path,
+            // which makes each block as the counter XOR a constant): the low
+            // 64 bits wrap after 256 blocks, inside the second call, and the
+            // low 32 bits after 128.
+            hex!("00000000000000aaffffffffffffff00"),
+            hex!("000000000000000000000000ffffff80"),
         ] {
             let mut data = vec![0u8; 600 * 16 + 5];
             let mut expect = data.clone();

@@ -149,7 +149,9 @@ pub(super) unsafe fn cbc_decrypt(
 pub(super) unsafe fn ctr(keys: &[[u8; 16]; MAX_KEYS], nr: usize, c: &mut u128, data: &mut [u8]) {
     // SAFETY: as in `ecb`.
     unsafe {
-        let done = by_rounds!(nr, ctr::<Zmm, W>(keys, c, data));
+        let lead = m::ctr_lead(*c, W * Zmm::N, data.len());
+        x86_aesni::ctr(keys, nr, c, &mut data[..lead]);
+        let done = lead + by_rounds!(nr, ctr::<Zmm, W>(keys, c, &mut data[lead..]));
         x86_aesni::ctr(keys, nr, c, &mut data[done..]);
     }
 }
