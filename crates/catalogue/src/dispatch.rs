@@ -49,8 +49,10 @@ pub fn aes_for(f: CpuFeatures) -> AesImpl {
     if cfg!(any(target_arch = "x86_64", target_arch = "x86")) {
         match (f.aes, f.vaes, f.avx512) {
             (true, true, true) => AesImpl::Vaes512,
-            (true, true, false) => AesImpl::Vaes256,
-            (true, false, _) => AesImpl::AesNi,
+            // VAES-256's XTS multiplies its tweaks with VPCLMULQDQ, which
+            // every CPU with VAES has; masked alone, AES-NI runs.
+            (true, true, false) if f.vpclmul => AesImpl::Vaes256,
+            (true, _, _) => AesImpl::AesNi,
             _ if ssse3() => AesImpl::Ssse3,
             _ => AesImpl::Soft,
         }
@@ -449,9 +451,10 @@ mod tests {
             aes_gcm_for(at(Tier::AesniAvx2).without(parse_mask("avx2").unwrap())),
             None
         );
+        // VAES without VPCLMULQDQ runs the AES-NI backend, so its GCM.
         assert_eq!(
             aes_gcm_for(at(Tier::VaesAvx2).without(parse_mask("vpclmulqdq").unwrap())),
-            None
+            Some(GhashImpl::Pclmul128)
         );
     }
 
@@ -467,6 +470,11 @@ mod tests {
         assert_eq!(aes_for(at(Tier::Avx512)), AesImpl::Vaes512);
         assert_eq!(aes_for(at(Tier::VaesAvx2)), AesImpl::Vaes256);
         assert_eq!(aes_for(at(Tier::AesniAvx2)), AesImpl::AesNi);
+        // VAES-256's XTS needs VPCLMULQDQ: masked alone, AES-NI runs.
+        assert_eq!(
+            aes_for(at(Tier::VaesAvx2).without(parse_mask("vpclmulqdq").unwrap())),
+            AesImpl::AesNi
+        );
         let no_aes = if ssse3() {
             AesImpl::Ssse3
         } else {

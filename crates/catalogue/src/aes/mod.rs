@@ -132,7 +132,7 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::AesNi => f.aes,
             #[cfg(target_arch = "x86_64")]
-            Backend::Vaes256 => f.aes && f.vaes && f.avx2,
+            Backend::Vaes256 => f.aes && f.vaes && f.vpclmul && f.avx2,
             #[cfg(target_arch = "x86_64")]
             Backend::Vaes512 => f.aes && f.vaes && f.avx512,
             #[cfg(target_arch = "aarch64")]

@@ -1,4 +1,4 @@
-//! VAES on 256-bit registers (VAES and AVX2): 2 blocks per register, 8
+//! VAES on 256-bit registers (VAES, VPCLMULQDQ and AVX2): 2 blocks per register, 8
 //! registers (16 blocks) in flight for ECB, CBC decryption, CTR and XTS.
 //! CBC encryption is sequential and runs the AES-NI code; the last blocks
 //! that fill no whole register go there too.
@@ -108,6 +108,24 @@ impl Lanes for Ymm {
         Ymm(unsafe { _mm256_srai_epi32::<31>(self.0) })
     }
     #[inline(always)]
+    unsafe fn mul_alpha(self, k: i32, _low: Self, poly: Self) -> Self {
+        // SAFETY: the caller runs with VPCLMULQDQ and AVX2 (this backend's
+        // XTS; see `xts`).
+        unsafe {
+            // The k bits that leave each 64-bit half: the low half's move up
+            // into the high half, the high half's fold back times 0x87 (a
+            // carry-less product below 2^64 for k <= 56), as in the Linux
+            // kernel's AES-XTS.
+            let out = self.shr64(64 - k).0;
+            let fold = _mm256_clmulepi64_epi128::<0x01>(out, poly.0);
+            let up = _mm256_slli_si256::<8>(out);
+            Ymm(_mm256_xor_si256(
+                _mm256_xor_si256(self.shl64(k).0, up),
+                fold,
+            ))
+        }
+    }
+    #[inline(always)]
     unsafe fn round8<const ENC: bool>(b: &mut [Self; 8], k: Self) {
         // SAFETY: the caller runs with VAES and AVX2.
         unsafe { round8_ymm::<ENC>(b, k) }
@@ -193,11 +211,13 @@ pub(super) unsafe fn ctr(keys: &[[u8; 16]; MAX_KEYS], nr: usize, c: &mut u128, d
     }
 }
 
-/// XTS over the whole blocks of `data` from tweak `t`, which advances.
+/// XTS over the whole blocks of `data` from tweak `t`, which advances. The
+/// tweaks are multiplied with VPCLMULQDQ (every CPU with VAES has it; the
+/// backend requires it).
 ///
 /// # Safety
-/// The CPU must have VAES and AVX2.
-#[target_feature(enable = "aes,vaes,avx2")]
+/// The CPU must have VAES, VPCLMULQDQ and AVX2.
+#[target_feature(enable = "aes,vaes,vpclmulqdq,avx2")]
 pub(super) unsafe fn xts(
     keys: &[[u8; 16]; MAX_KEYS],
     nr: usize,
