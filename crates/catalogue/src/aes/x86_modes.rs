@@ -68,6 +68,14 @@ pub(super) trait Lanes: Copy {
         unsafe { mul_alpha_k(self, k, low) }
     }
 
+    /// Multiplies every lane by α^16, the step from a tweak of one batch of
+    /// the wide backends (16 blocks) to the same lane's in the next.
+    #[inline(always)]
+    unsafe fn mul_alpha16(self, low: Self, poly: Self) -> Self {
+        // SAFETY: the caller runs with this backend's features.
+        unsafe { self.mul_alpha(16, low, poly) }
+    }
+
     /// One round (AESENC if `ENC`, else AESDEC) on each of eight vectors.
     /// The backends with 16 registers override this and [`Lanes::last8`]
     /// with `asm!` (see [`round8`]).
@@ -784,13 +792,16 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
             ) {
                 rounds_doubling::<V, NR, ENC>(&k, s8, next8, tw[W - 1], poly);
             } else {
-                // Wide vectors: each tweak is a few operations from the
-                // first, independent of the rounds; the out-of-order core
-                // overlaps them (no hook: it would be a closure, see above).
-                next[0] = tw[0].mul_alpha(n * W as i32, low, poly);
-                let t0 = next[0];
-                for j in 1..W {
-                    next[j] = from_first(t0, j, next[j - 1], poly, low);
+                // Wide vectors: each tweak is a few operations from the same
+                // lane's of this batch, independent of the rounds; the
+                // out-of-order core overlaps them (no hook: it would be a
+                // closure, see above).
+                for j in 0..W {
+                    next[j] = if n * W as i32 == 16 {
+                        tw[j].mul_alpha16(low, poly)
+                    } else {
+                        tw[j].mul_alpha(n * W as i32, low, poly)
+                    };
                 }
                 rounds_but_last::<V, NR, W, ENC>(&k, &mut s, |_| {});
             }
