@@ -415,6 +415,9 @@ pub fn aws_lc_aead_name(aes_gcm: bool) -> &'static str {
             }
         }
         true if f.neon => "aws-lc:neon",
+        // Without AES-NI and PCLMULQDQ, AWS-LC's vector-permute AES (vpaes)
+        // and its SSSE3 GHASH.
+        true if x86 && ssse3() => "aws-lc:ssse3",
         true => "aws-lc:soft",
         false if x86 && f.avx2 => "aws-lc:avx2",
         false if x86 => "aws-lc:ssse3",
