@@ -19,7 +19,7 @@
 //! stream, then decrypts it; sealing hashes the previous batch's ciphertext
 //! (one batch behind) and the last one after the loop.
 
-use super::x86_avx2::{Hash, N, keystream, xor_out};
+use super::x86_avx2::{Hash, N, Words, broadcast, keystream, xor_out};
 use super::{BLOCK, KEY_LEN, NONCE_LEN, state};
 use crate::dispatch::ChaChaImpl;
 use crate::wide::poly1305::{self, Key, Poly1305Hash};
@@ -60,7 +60,7 @@ fn block(src: &[u8; BATCH], i: usize) -> u128 {
 #[inline(never)]
 #[target_feature(enable = "avx2,bmi2")]
 fn batch_hashing(
-    st: &[u32; 16],
+    st: &Words,
     ctr: u32,
     out: &mut [u8; BATCH],
     prev: Option<&[u8; BATCH]>,
@@ -99,6 +99,7 @@ unsafe fn seal_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 
     }
     let mut hh = *h;
     let mut ctr = st[12];
+    let st = &Zeroizing::new(broadcast(st));
     // Nothing sealed yet to hash while the first batch's key stream runs.
     // SAFETY: AVX2 is enabled here.
     xor_out(&unsafe { keystream::<20>(st, ctr, ()) }, &mut data[..BATCH]);
@@ -123,6 +124,7 @@ unsafe fn open_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 
     debug_assert!(data.len().is_multiple_of(BATCH));
     let mut hh = *h;
     let mut ctr = st[12];
+    let st = &Zeroizing::new(broadcast(st));
     for chunk in data.chunks_exact_mut(BATCH) {
         let out: &mut [u8; BATCH] = chunk.try_into().expect("a batch");
         batch_hashing(st, ctr, out, None, key, &mut hh);
