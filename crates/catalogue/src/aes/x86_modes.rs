@@ -450,7 +450,11 @@ unsafe fn counters<V: Lanes>(c: u128) -> V {
 /// wide backend's [`ctr`], which runs fastest from there.
 pub(super) fn ctr_lead(c: u128, blocks: usize, len: usize) -> usize {
     let r = (c % blocks as u128) as usize;
-    if r == 0 { 0 } else { ((blocks - r) * 16).min(len / 16 * 16) }
+    if r == 0 {
+        0
+    } else {
+        ((blocks - r) * 16).min(len / 16 * 16)
+    }
 }
 
 /// [`ctr`]'s counter blocks, aligned for its 32-bit stores.
