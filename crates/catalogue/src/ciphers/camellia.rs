@@ -140,21 +140,23 @@ fn f_latency(x: u64) -> u64 {
     opaque(a ^ b) ^ opaque(c ^ d)
 }
 
-/// `f(x) ^ hk` for one block at a time, the XORs ordered by when their
-/// operands arrive: bytes 0, 4, 6 and 7 of `x` take one instruction to
-/// extract on x86-64 (a shift or a byte register), the others two, and with
-/// three loads a cycle the eight lookups arrive over three cycles. `hk`,
-/// known early, joins the first pair.
+/// `f(x) ^ hk` for one block at a time, and a value whose byte 4 is that
+/// of the result, earlier: the XORs are ordered by when their operands
+/// arrive. With three loads a cycle the eight lookups arrive over three
+/// cycles; byte 4 of F's output takes only lookups 0, 1, 5, 6 and 7 (the P
+/// function), so it is ready a cycle before the rest and its lookup in the
+/// next round (byte 4 of `x` taken from `x4`) goes first, while the other
+/// bytes are extracted. `hk`, known early, joins the first pair.
 #[inline(always)]
-fn f_xor(x: u64, hk: u64) -> u64 {
+fn f_xor(x: u64, x4: u64, hk: u64) -> (u64, u64) {
     let t = &SP.0;
-    let a = opaque(t[0][byte(x, 0)] ^ t[4][byte(x, 4)]);
+    let t4 = t[4][byte(x4, 4)];
+    let a = opaque(t[0][byte(x, 0)] ^ t[6][byte(x, 6)]);
     let b = opaque(t[7][byte(x, 7)] ^ opaque(hk));
-    let c = opaque(t[1][byte(x, 1)] ^ t[3][byte(x, 3)]);
-    let d = opaque(t[5][byte(x, 5)] ^ t[2][byte(x, 2)]);
-    let e = opaque(opaque(a ^ b) ^ c);
-    let g = opaque(d ^ t[6][byte(x, 6)]);
-    e ^ g
+    let c = opaque(t[1][byte(x, 1)] ^ t[5][byte(x, 5)]);
+    let p4 = opaque(opaque(a ^ b) ^ c);
+    let q = opaque(opaque(t4 ^ t[2][byte(x, 2)]) ^ t[3][byte(x, 3)]);
+    (p4 ^ q, p4)
 }
 
 /// `fl(x, ke) ^ k` with FL's right half XORed in place: of the two halves
@@ -318,17 +320,18 @@ impl Schedule {
     #[inline(always)]
     fn cbc_group(&self, g: usize, mut x: u64, mut hk: u64, h: &mut [u64; 2]) {
         let k = &self.k[6 * g..6 * g + 6];
+        let mut x4 = x;
         for i in 0..5 {
             // Round i reads half i % 2 and changes the other one, which
             // round i + 1 reads.
             let d = (i + 1) % 2;
-            x = f_xor(x, hk);
+            (x, x4) = f_xor(x, x4, hk);
             h[d] = x ^ k[i + 1];
             if i < 4 {
                 hk = h[i % 2] ^ k[i + 2];
             }
         }
-        h[0] = f_xor(x, h[0]);
+        h[0] = f_xor(x, x4, h[0]).0;
     }
 }
 
