@@ -149,25 +149,50 @@ fn f_latency(x: u64) -> u64 {
 /// bytes are extracted. `hk`, known early, joins the first pair.
 #[inline(always)]
 fn f_xor(x: u64, x4: u64, hk: u64) -> (u64, u64) {
+    let b = |j| byte(x, j);
+    f_xor_at([b(0), b(1), b(2), b(3), byte(x4, 4), b(5), b(6), b(7)], hk)
+}
+
+/// [`f_xor`] of the F input whose bytes are `i`.
+#[inline(always)]
+fn f_xor_at(i: [usize; 8], hk: u64) -> (u64, u64) {
     let t = &SP.0;
-    let t4 = t[4][byte(x4, 4)];
-    let a = opaque(t[0][byte(x, 0)] ^ t[6][byte(x, 6)]);
-    let b = opaque(t[7][byte(x, 7)] ^ opaque(hk));
-    let c = opaque(t[1][byte(x, 1)] ^ t[5][byte(x, 5)]);
+    let t4 = t[4][i[4]];
+    let a = opaque(t[0][i[0]] ^ t[6][i[6]]);
+    let b = opaque(t[7][i[7]] ^ opaque(hk));
+    let c = opaque(t[1][i[1]] ^ t[5][i[5]]);
     let p4 = opaque(opaque(a ^ b) ^ c);
-    let q = opaque(opaque(t4 ^ t[2][byte(x, 2)]) ^ t[3][byte(x, 3)]);
+    let q = opaque(opaque(t4 ^ t[2][i[2]]) ^ t[3][i[3]]);
     (p4 ^ q, p4)
 }
 
-/// `fl(x, ke) ^ k` with FL's right half XORed in place: of the two halves
-/// only the left needs its own shift back into place.
+/// `fl(x, ke) ^ k` as the bytes of an F input (for the next round's
+/// lookups), and as a `u64`. FL's left half, `x1 ^ ((x2 ^ r) | k2)` with
+/// `r = (x1 & k1) <<< 1`, is taken as `x1 ^ (x2 | k2) ^ (r & !k2)`, where
+/// `r & !k2 = (x1 & k1 & (!k2 >>> 1)) <<< 1`: it no longer waits for the
+/// right half, both halves are four operations from `x` (six and two more
+/// to join them before), and each half's bytes come from its own 32-bit
+/// register.
 #[inline(always)]
-fn fl_key(x: u64, ke: u64, k: u64) -> u64 {
+fn fl_key(x: u64, ke: u64, k: u64) -> ([usize; 8], u64) {
     let (k1, k2) = ((ke >> 32) as u32, ke as u32);
-    let lo = u64::from(((x >> 32) as u32 & k1).rotate_left(1));
-    let y = opaque(x ^ k) ^ lo;
-    let x2 = x as u32 ^ lo as u32;
-    y ^ (u64::from(x2 | k2) << 32)
+    let (x1, x2) = ((x >> 32) as u32, x as u32);
+    let r = (x1 & k1).rotate_left(1);
+    let r2 = (x1 & (k1 & (!k2).rotate_right(1))).rotate_left(1);
+    let lo = opaque32(x2 ^ k as u32) ^ r;
+    let hi = opaque32(opaque32(x1 ^ (k >> 32) as u32) ^ (x2 | k2)) ^ r2;
+    let b = |v: u32, s: u32| usize::from((v >> s) as u8);
+    let i = [
+        b(hi, 24),
+        b(hi, 16),
+        b(hi, 8),
+        b(hi, 0),
+        b(lo, 24),
+        b(lo, 16),
+        b(lo, 8),
+        b(lo, 0),
+    ];
+    (i, (u64::from(hi) << 32) | u64::from(lo))
 }
 
 /// `v`, hidden from the optimizer's reassociation (no instruction; 32-bit
@@ -180,6 +205,12 @@ fn opaque(mut v: u64) -> u64 {
         core::arch::asm!("/* {0} */", inout(reg) v, options(pure, nomem, nostack, preserves_flags));
     }
     v
+}
+
+/// [`opaque`] for a `u32`.
+#[inline(always)]
+fn opaque32(v: u32) -> u32 {
+    opaque(u64::from(v)) as u32
 }
 
 /// `v` (see the 64-bit version).
@@ -303,25 +334,28 @@ impl Schedule {
     #[inline(always)]
     fn cbc_rounds<const G: usize>(&self, x: u64, hk: u64) -> (u64, u64) {
         let mut h = [x ^ self.k[0], hk ^ self.k[1]];
-        // Groups unrolled by hand: as a loop, the key index took a register
-        // and the round chain spilled.
-        self.cbc_group(0, x, hk, &mut h);
+        // Group 0's first F input comes from the caller, the others' from
+        // the FL layer before them.
+        self.cbc_group(0, f_xor(x, x, hk), &mut h);
         for g in 1..G {
             let k = &self.k[6 * g..6 * g + 2];
-            let x = fl_key(h[0], self.ke[2 * g - 2], k[0]);
+            let (i, x) = fl_key(h[0], self.ke[2 * g - 2], k[0]);
             h[0] = x ^ k[0];
             h[1] = fl_inv(h[1], self.ke[2 * g - 1]);
-            self.cbc_group(g, x, h[1] ^ k[1], &mut h);
+            self.cbc_group(g, f_xor_at(i, h[1] ^ k[1]), &mut h);
         }
         (h[1], h[0])
     }
 
-    /// Six rounds from F input `x` (`h[0] ^ k`) and `hk` (`h[1] ^ k`).
+    /// Six rounds, given the first one's result (the second round's F input
+    /// and its early byte 4; see [`f_xor`]).
     #[inline(always)]
-    fn cbc_group(&self, g: usize, mut x: u64, mut hk: u64, h: &mut [u64; 2]) {
+    fn cbc_group(&self, g: usize, first: (u64, u64), h: &mut [u64; 2]) {
         let k = &self.k[6 * g..6 * g + 6];
-        let mut x4 = x;
-        for i in 0..5 {
+        let (mut x, mut x4) = first;
+        h[1] = x ^ k[1];
+        let mut hk = h[0] ^ k[2];
+        for i in 1..5 {
             // Round i reads half i % 2 and changes the other one, which
             // round i + 1 reads.
             let d = (i + 1) % 2;
