@@ -450,7 +450,11 @@ unsafe fn counters<V: Lanes>(c: u128) -> V {
 /// wide backend's [`ctr`], which runs fastest from there.
 pub(super) fn ctr_lead(c: u128, blocks: usize, len: usize) -> usize {
     let r = (c % blocks as u128) as usize;
-    if r == 0 { 0 } else { ((blocks - r) * 16).min(len / 16 * 16) }
+    if r == 0 {
+        0
+    } else {
+        ((blocks - r) * 16).min(len / 16 * 16)
+    }
 }
 
 /// [`ctr`]'s counter blocks, aligned for its 32-bit stores.
@@ -500,7 +504,7 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
         if V::N == 1 {
             // Single blocks up to a counter that is a multiple of the batch
             // (the wider backends do this with AES-NI first: [`ctr_lead`]).
-            while c % nb as u128 != 0 && data.len() - done >= 16 {
+            while !c.is_multiple_of(nb as u128) && data.len() - done >= 16 {
                 let p = data.as_mut_ptr().add(done);
                 let mut s = [counters::<V>(c).bswap()];
                 encrypt::<V, NR, 1>(&k, &mut s);
@@ -509,7 +513,7 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
                 done += 16;
             }
         }
-        if nb.is_power_of_two() && c % nb as u128 == 0 {
+        if nb.is_power_of_two() && c.is_multiple_of(nb as u128) {
             // A counter that is a multiple of the batch: the batch's blocks
             // differ from it only in byte 15's low bits, which are zero in
             // it, so each block XOR k[0] is (c XOR k[0]) XOR a constant: one
