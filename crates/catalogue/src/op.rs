@@ -503,6 +503,28 @@ pub fn block_modes(
     {
         return Ok(Box::new(OwnAes(modes)));
     }
+    #[cfg(target_arch = "x86_64")]
+    if algorithm == Algorithm::Aes && dispatch::aes() == dispatch::AesImpl::Ssse3 {
+        use crate::aes::x86_ssse3::{Aes128, Aes192, Aes256};
+        fn ssse3_cbc<C>(key: &[u8]) -> Result<Box<dyn CipherModes>, CipherError>
+        where
+            C: crate::aes::x86_ssse3::CbcDecrypt
+                + KeyInit
+                + BlockCipherEncrypt
+                + BlockCipherDecrypt
+                + Send
+                + 'static,
+        {
+            let name = aes_label();
+            let keyed = keyed_concrete(C::new_from_slice(key), Algorithm::Aes, key.len(), name)?;
+            Ok(Box::new(Ssse3Cbc(keyed)))
+        }
+        return match key.len() {
+            16 => ssse3_cbc::<Aes128>(key),
+            24 => ssse3_cbc::<Aes192>(key),
+            _ => ssse3_cbc::<Aes256>(key),
+        };
+    }
     let aes = aes_label();
     let (a, n) = (algorithm, key.len());
     match (algorithm, key.len()) {
@@ -595,6 +617,27 @@ impl Overrides for AwsLcCbc {
     }
     fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
         self.enc.encrypt(block16(iv), data)
+    }
+}
+
+/// Our SSSE3 AES in the generic modes, but CBC decryption by its own loop
+/// ([`crate::aes::x86_ssse3::CbcDecrypt`]).
+#[cfg(target_arch = "x86_64")]
+struct Ssse3Cbc<C>(Keyed<C>);
+
+#[cfg(target_arch = "x86_64")]
+impl<C> Overrides for Ssse3Cbc<C>
+where
+    C: crate::aes::x86_ssse3::CbcDecrypt + BlockCipherEncrypt + BlockCipherDecrypt + Send,
+{
+    fn base(&mut self) -> &mut dyn CipherModes {
+        &mut self.0
+    }
+    fn base_ref(&self) -> &dyn CipherModes {
+        &self.0
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.modes.cipher().cbc_decrypt(block16(iv), data)
     }
 }
 

@@ -16,8 +16,8 @@
 use cipher::InOutBuf;
 
 use super::bitsliced::{
-    ByteKeys, MAX_ROUND_KEYS, Rows, State, add_round_key, inv_mix_columns, inv_sub_bytes_no_nots,
-    mix_columns, mix_columns_by, sub_bytes_no_nots,
+    ByteKeys, MAX_ROUND_KEYS, Rows, State, add_round_key, inv_mix_columns, inv_mix_columns_by,
+    inv_sub_bytes_no_nots, mix_columns, mix_columns_by, sub_bytes_no_nots,
 };
 use zeroize::Zeroize;
 
@@ -46,6 +46,9 @@ pub(crate) trait Vector: Rows {
     /// costs more than it saves where a rotation is cheaper than a permute
     /// (x86: `pshufd` against `pshufb` with an index from memory).
     const FRAMES: bool;
+    /// Whether decryption skips InvShiftRows the same way (see
+    /// [`dec_frame`]).
+    const DEC_FRAMES: bool = false;
 }
 
 /// FIPS-197 byte order (column by column) to row by row; its own inverse.
@@ -120,6 +123,14 @@ static STORE_FRAME: [[u8; 16]; 4] = {
     t
 };
 
+/// Decryption without InvShiftRows: when round key `r` of `rounds` is added,
+/// `rounds - r` InvShiftRows are pending, so the state is kept as `SR^-f(x)`
+/// with `f` this value, and the round keys and InvMixColumns' rotations are
+/// those of encryption's frame `f` ([`FRAME_ROT1`]).
+const fn dec_frame(rounds: usize, r: usize) -> usize {
+    (4 - (rounds - r) % 4) % 4
+}
+
 /// Exchanges the bits of `b` under `m` with those of `a` under `m << S`.
 #[inline(always)]
 fn swap_move<V: Vector, const S: i32>(x: &mut State<V>, i: usize, j: usize, m: V) {
@@ -177,6 +188,8 @@ pub(crate) struct Schedule {
     rk: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
     /// Encryption's: round `r` permuted by `SR^-r` (see [`FRAME_ROT1`]).
     enc: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    /// Decryption's in frames: round `r` permuted by `SR^-f` (see [`dec_frame`]).
+    dec: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
     rounds: usize,
 }
 
@@ -185,6 +198,7 @@ impl Schedule {
         let mut s = Schedule {
             rk: [[[0; 16]; 8]; MAX_ROUND_KEYS],
             enc: [[[0; 16]; 8]; MAX_ROUND_KEYS],
+            dec: [[[0; 16]; 8]; MAX_ROUND_KEYS],
             rounds,
         };
         for r in 0..=rounds {
@@ -202,6 +216,12 @@ impl Schedule {
                     *e = plain[usize::from(from)];
                 }
             }
+            let frame = &SR_INV_POW[dec_frame(rounds, r)];
+            for (dec, plain) in s.dec[r].iter_mut().zip(&s.rk[r]) {
+                for (d, &from) in dec.iter_mut().zip(frame) {
+                    *d = plain[usize::from(from)];
+                }
+            }
         }
         s
     }
@@ -215,12 +235,18 @@ impl Schedule {
     fn enc_key<V: Vector>(&self, r: usize) -> State<V> {
         core::array::from_fn(|i| V::load(&self.enc[r][i]))
     }
+
+    #[inline(always)]
+    fn dec_key<V: Vector>(&self, r: usize) -> State<V> {
+        core::array::from_fn(|i| V::load(&self.dec[r][i]))
+    }
 }
 
 impl Drop for Schedule {
     fn drop(&mut self) {
         self.rk.zeroize();
         self.enc.zeroize();
+        self.dec.zeroize();
     }
 }
 
@@ -247,63 +273,117 @@ pub(crate) fn encrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
 /// [`encrypt`] with or without ShiftRows frames (for tests of both).
 #[inline(always)]
 pub(crate) fn encrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, frames: bool) {
-    if !frames {
-        return encrypt_plain::<V>(s, buf);
-    }
-    with_state::<V>(buf, |x| {
-        add_round_key(x, &s.enc_key(0));
-        for r in 1..s.rounds {
-            sub_bytes_no_nots(x);
-            let (rot1, rot2) = (&FRAME_ROT1[r % 4], &FRAME_ROT2[r % 4]);
-            mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
-            add_round_key(x, &s.enc_key(r));
-        }
-        sub_bytes_no_nots(x);
-        add_round_key(x, &s.enc_key(s.rounds));
-        &STORE_FRAME[s.rounds % 4]
-    })
+    with_state::<V>(buf, |x| encrypt_rounds(s, x, frames))
 }
 
-/// Encrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.1) round by round.
+/// The rounds of encryption on a bitsliced state; returns the byte order
+/// to store with.
 #[inline(always)]
-fn encrypt_plain<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
-    with_state::<V>(buf, |x| {
-        add_round_key(x, &s.round_key(0));
-        for r in 1..s.rounds {
-            sub_bytes_no_nots(x);
-            for v in x.iter_mut() {
-                *v = v.permute(&SHIFT_ROWS);
-            }
-            mix_columns(x);
-            add_round_key(x, &s.round_key(r));
-        }
+fn encrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'static [u8; 16] {
+    if !frames {
+        return encrypt_plain(s, x);
+    }
+    add_round_key(x, &s.enc_key(0));
+    for r in 1..s.rounds {
+        sub_bytes_no_nots(x);
+        let (rot1, rot2) = (&FRAME_ROT1[r % 4], &FRAME_ROT2[r % 4]);
+        mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
+        add_round_key(x, &s.enc_key(r));
+    }
+    sub_bytes_no_nots(x);
+    add_round_key(x, &s.enc_key(s.rounds));
+    &STORE_FRAME[s.rounds % 4]
+}
+
+/// The rounds of encryption (FIPS-197 §5.1) round by round.
+#[inline(always)]
+fn encrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16] {
+    add_round_key(x, &s.round_key(0));
+    for r in 1..s.rounds {
         sub_bytes_no_nots(x);
         for v in x.iter_mut() {
             *v = v.permute(&SHIFT_ROWS);
         }
-        add_round_key(x, &s.round_key(s.rounds));
-        &TRANSPOSE
-    })
+        mix_columns(x);
+        add_round_key(x, &s.round_key(r));
+    }
+    sub_bytes_no_nots(x);
+    for v in x.iter_mut() {
+        *v = v.permute(&SHIFT_ROWS);
+    }
+    add_round_key(x, &s.round_key(s.rounds));
+    &TRANSPOSE
 }
 
 /// Decrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.3).
 #[inline(always)]
 pub(crate) fn decrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
-    with_state::<V>(buf, |x| {
-        add_round_key(x, &s.round_key(s.rounds));
-        for r in (1..s.rounds).rev() {
-            for v in x.iter_mut() {
-                *v = v.permute(&INV_SHIFT_ROWS);
-            }
-            inv_sub_bytes_no_nots(x);
-            add_round_key(x, &s.round_key(r));
-            inv_mix_columns(x);
-        }
+    decrypt_as::<V>(s, buf, V::DEC_FRAMES)
+}
+
+/// [`decrypt`] with or without InvShiftRows frames (for tests of both).
+#[inline(always)]
+pub(crate) fn decrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, frames: bool) {
+    with_state::<V>(buf, |x| decrypt_rounds(s, x, frames))
+}
+
+/// The rounds of decryption on a bitsliced state; returns the byte order
+/// to store with.
+#[inline(always)]
+fn decrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'static [u8; 16] {
+    if !frames {
+        return decrypt_plain(s, x);
+    }
+    let n = s.rounds;
+    add_round_key(x, &s.dec_key(n));
+    for r in (1..n).rev() {
+        inv_sub_bytes_no_nots(x);
+        add_round_key(x, &s.dec_key(r));
+        let f = dec_frame(n, r);
+        let (rot1, rot2) = (&FRAME_ROT1[f], &FRAME_ROT2[f]);
+        inv_mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
+    }
+    inv_sub_bytes_no_nots(x);
+    add_round_key(x, &s.dec_key(0));
+    &STORE_FRAME[dec_frame(n, 0)]
+}
+
+/// The rounds of decryption (FIPS-197 §5.3) round by round.
+#[inline(always)]
+fn decrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16] {
+    add_round_key(x, &s.round_key(s.rounds));
+    for r in (1..s.rounds).rev() {
         for v in x.iter_mut() {
             *v = v.permute(&INV_SHIFT_ROWS);
         }
         inv_sub_bytes_no_nots(x);
-        add_round_key(x, &s.round_key(0));
-        &TRANSPOSE
-    })
+        add_round_key(x, &s.round_key(r));
+        inv_mix_columns(x);
+    }
+    for v in x.iter_mut() {
+        *v = v.permute(&INV_SHIFT_ROWS);
+    }
+    inv_sub_bytes_no_nots(x);
+    add_round_key(x, &s.round_key(0));
+    &TRANSPOSE
+}
+
+/// The permutation that takes a block in FIPS-197 byte order to the
+/// row-major order [`decrypt_rows`] takes.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) const TO_ROWS: [u8; 16] = TRANSPOSE;
+
+/// Decrypts eight blocks held in registers, each already reordered by
+/// [`TO_ROWS`]; returns them in FIPS-197 byte order. For modes that combine
+/// the blocks in registers (CBC decryption) rather than through memory.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn decrypt_rows<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
+    transpose_bits(&mut x);
+    let order = decrypt_rounds(s, &mut x, V::DEC_FRAMES);
+    transpose_bits(&mut x);
+    for v in x.iter_mut() {
+        *v = v.permute(order);
+    }
+    x
 }

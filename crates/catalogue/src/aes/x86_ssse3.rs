@@ -74,7 +74,8 @@ impl Rows for Sse {
 }
 
 impl Vector for Sse {
-    const FRAMES: bool = false;
+    const FRAMES: bool = true;
+    const DEC_FRAMES: bool = true;
 
     #[inline(always)]
     fn load(bytes: &[u8; 16]) -> Self {
@@ -143,13 +144,82 @@ bitsliced_aes!(
     "constant-time SSSE3 bitsliced (eight blocks in SSE registers)."
 );
 
+/// Bytes the kernel takes at once.
+const CHUNK: usize = 16 * PAR_BLOCKS;
+
+/// CBC decryption of one chunk; `iv` becomes its last ciphertext block. The
+/// blocks are written last to first, so that each block's predecessor is
+/// still ciphertext when it is read: the data is read and written once,
+/// with no copy of the ciphertext aside.
+#[inline(always)]
+fn cbc_decrypt_chunk(s: &simd128::Schedule, iv: &mut [u8; 16], chunk: &mut [u8; CHUNK]) {
+    let (b, _) = chunk.as_chunks_mut::<16>();
+    let mut x = [Sse::splat(0); PAR_BLOCKS];
+    for (v, b) in x.iter_mut().zip(b.iter()) {
+        *v = Sse::load(b).permute(&simd128::TO_ROWS);
+    }
+    let p = simd128::decrypt_rows(s, x);
+    let last = Sse::load(&b[PAR_BLOCKS - 1]);
+    for i in (1..PAR_BLOCKS).rev() {
+        let prev = Sse::load(&b[i - 1]);
+        (p[i] ^ prev).store(&mut b[i]);
+    }
+    (p[0] ^ Sse::load(iv)).store(&mut b[0]);
+    last.store(iv);
+}
+
+#[target_feature(enable = "ssse3")]
+fn cbc_decrypt_ssse3(s: &simd128::Schedule, iv: &mut [u8; 16], data: &mut [u8]) {
+    let (whole, tail) = data.as_chunks_mut::<CHUNK>();
+    for chunk in whole {
+        cbc_decrypt_chunk(s, iv, chunk);
+    }
+    if let Some(&last) = tail.last_chunk::<16>() {
+        // Fewer than eight blocks: through a chunk of zeros, wiped after.
+        let mut buf = zeroize::Zeroizing::new([0u8; CHUNK]);
+        let n = tail.len();
+        buf[..n].copy_from_slice(tail);
+        cbc_decrypt_chunk(s, iv, &mut buf);
+        tail.copy_from_slice(&buf[..n]);
+        // The padding left a block of zeros in `iv`.
+        *iv = last;
+    }
+}
+
+/// CBC decryption on this kernel straight from the data: the generic
+/// batched mode ([`crate::modes::BlockModes::cbc_decrypt`]) copies each
+/// batch's ciphertext aside and XORs in a pass of its own.
+pub trait CbcDecrypt {
+    /// CBC decryption of whole blocks in place; `iv` becomes the last
+    /// ciphertext block.
+    ///
+    /// # Panics
+    /// If `data` is not whole blocks.
+    fn cbc_decrypt(&self, iv: &mut [u8; 16], data: &mut [u8]);
+}
+
+macro_rules! cbc_decrypt {
+    ($($name:ident),*) => {$(
+        impl CbcDecrypt for $name {
+            fn cbc_decrypt(&self, iv: &mut [u8; 16], data: &mut [u8]) {
+                assert!(data.len().is_multiple_of(16), "whole blocks only");
+                // SAFETY: a `Schedule` exists only after `available()` (see
+                // `Schedule::new`).
+                unsafe { cbc_decrypt_ssse3(&self.schedule.0, iv, data) }
+            }
+        }
+    )*};
+}
+
+cbc_decrypt!(Aes128, Aes192, Aes256);
+
 #[cfg(test)]
 mod tests {
     use super::super::tests_common::{check_against_oracle, fips197, modes};
     use super::*;
 
     /// Both encryption variants of the shared kernel on this CPU (NEON
-    /// runs the other one).
+    /// runs the frames).
     #[target_feature(enable = "ssse3")]
     fn encrypt_both(s: &simd128::Schedule, blocks: &mut [Block]) -> Vec<Block> {
         let mut other = blocks.to_vec();
@@ -158,8 +228,17 @@ mod tests {
         other
     }
 
+    /// Both decryption variants (NEON runs the plain rounds).
+    #[target_feature(enable = "ssse3")]
+    fn decrypt_both(s: &simd128::Schedule, blocks: &mut [Block]) -> Vec<Block> {
+        let mut other = blocks.to_vec();
+        simd128::decrypt_as::<Sse>(s, InOutBuf::from(blocks), true);
+        simd128::decrypt_as::<Sse>(s, InOutBuf::from(&mut other[..]), false);
+        other
+    }
+
     #[test]
-    fn ssse3_frames_and_plain_rounds_agree_with_the_aes_crate() {
+    fn ssse3_frames_and_plain_rounds_agree_with_the_aes_crate_both_ways() {
         use cipher::{BlockCipherEncrypt, KeyInit};
         if !available() {
             eprintln!("note: no SSSE3 on this CPU, the SSSE3 AES is not tested");
@@ -188,10 +267,21 @@ mod tests {
                         .unwrap()
                         .encrypt_blocks(&mut expect),
                 }
+                let original = data.clone();
                 // SAFETY: `available()` said SSSE3.
                 let plain = unsafe { encrypt_both(&s, &mut data) };
                 assert_eq!(data, expect, "frames, {len}-byte key, {n} blocks");
                 assert_eq!(plain, expect, "plain rounds, {len}-byte key, {n} blocks");
+                // SAFETY: as above.
+                let plain = unsafe { decrypt_both(&s, &mut data) };
+                assert_eq!(
+                    data, original,
+                    "decryption in frames, {len}-byte key, {n} blocks"
+                );
+                assert_eq!(
+                    plain, original,
+                    "plain decryption, {len}-byte key, {n} blocks"
+                );
             }
         }
     }
@@ -210,5 +300,64 @@ mod tests {
         modes::<Aes128, aes::Aes128>();
         modes::<Aes192, aes::Aes192>();
         modes::<Aes256, aes::Aes256>();
+    }
+
+    /// [`CbcDecrypt`] against the generic CBC decryption over the `aes`
+    /// crate: every block count up to a few chunks (each tail length), at
+    /// odd offsets in the buffer, in one call and split at a random block.
+    fn cbc_decrypt_matches<C, O>()
+    where
+        C: CbcDecrypt + cipher::KeyInit,
+        O: cipher::KeyInit<KeySize = C::KeySize>
+            + cipher::BlockCipherEncrypt<BlockSize = cipher::consts::U16>
+            + cipher::BlockCipherDecrypt,
+    {
+        use crate::modes::BlockModes;
+        let mut rng = super::super::tests_common::Rng::new(C::key_size() as u64 + 77);
+        let mut key = vec![0u8; C::key_size()];
+        rng.fill(&mut key);
+        let ours = C::new_from_slice(&key).unwrap();
+        let mut oracle = BlockModes::new(O::new_from_slice(&key).unwrap());
+        for blocks in 0..=3 * PAR_BLOCKS + 1 {
+            let offset = rng.below(16);
+            let mut buf = vec![0u8; offset + 16 * blocks];
+            rng.fill(&mut buf);
+            let mut iv = [0u8; 16];
+            rng.fill(&mut iv);
+            let mut expect = buf[offset..].to_vec();
+            let mut iv_expect = iv;
+            oracle.cbc_decrypt(&mut iv_expect, &mut expect);
+            let mut whole = buf.clone();
+            let mut iv_whole = iv;
+            ours.cbc_decrypt(&mut iv_whole, &mut whole[offset..]);
+            assert_eq!(
+                &whole[offset..],
+                &expect[..],
+                "{blocks} blocks at +{offset}"
+            );
+            assert_eq!(iv_whole, iv_expect, "next IV, {blocks} blocks");
+            let split = 16 * rng.below(blocks + 1);
+            let mut iv_parts = iv;
+            let (a, b) = buf[offset..].split_at_mut(split);
+            ours.cbc_decrypt(&mut iv_parts, a);
+            ours.cbc_decrypt(&mut iv_parts, b);
+            assert_eq!(
+                &buf[offset..],
+                &expect[..],
+                "{blocks} blocks split at {split}"
+            );
+            assert_eq!(iv_parts, iv_expect, "next IV, split at {split}");
+        }
+    }
+
+    #[test]
+    fn ssse3_cbc_decryption_matches_the_aes_crate() {
+        if !available() {
+            eprintln!("note: no SSSE3 on this CPU, the SSSE3 AES is not tested");
+            return;
+        }
+        cbc_decrypt_matches::<Aes128, aes::Aes128>();
+        cbc_decrypt_matches::<Aes192, aes::Aes192>();
+        cbc_decrypt_matches::<Aes256, aes::Aes256>();
     }
 }
