@@ -76,6 +76,7 @@ impl Rows for Sse {
 impl Vector for Sse {
     const FRAMES: bool = true;
     const DEC_FRAMES: bool = true;
+    const CONST_FRAMES: bool = true;
 
     #[inline(always)]
     fn load(bytes: &[u8; 16]) -> Self {
