@@ -406,13 +406,27 @@ fn decrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16]
 }
 
 /// The permutation that takes a block in FIPS-197 byte order to the
-/// row-major order [`decrypt_rows`] takes.
+/// row-major order [`encrypt_rows`] and [`decrypt_rows`] take.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const TO_ROWS: [u8; 16] = TRANSPOSE;
 
+/// Encrypts eight blocks held in registers, each already reordered by
+/// [`TO_ROWS`]; returns them in FIPS-197 byte order (see [`decrypt_rows`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn encrypt_rows<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
+    transpose_bits(&mut x);
+    let order = encrypt_rounds(s, &mut x, V::FRAMES);
+    transpose_bits(&mut x);
+    for v in x.iter_mut() {
+        *v = v.permute(order);
+    }
+    x
+}
+
 /// Decrypts eight blocks held in registers, each already reordered by
 /// [`TO_ROWS`]; returns them in FIPS-197 byte order. For modes that combine
-/// the blocks in registers (CBC decryption) rather than through memory.
+/// the blocks in registers (CBC decryption, XTS) rather than through memory.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn decrypt_rows<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
