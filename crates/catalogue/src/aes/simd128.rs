@@ -41,10 +41,10 @@ pub(crate) trait Vector: Rows {
     fn shr64<const N: i32>(self) -> Self;
     /// Shifts each 64-bit lane left by `N` bits.
     fn shl64<const N: i32>(self) -> Self;
-    /// Whether encryption skips ShiftRows (see [`FRAME_ROT1`]): fewer
-    /// instructions, but the row rotations become general permutes, which
-    /// costs more than it saves where a rotation is cheaper than a permute
-    /// (x86: `pshufd` against `pshufb` with an index from memory).
+    /// Whether encryption skips ShiftRows (see [`FRAME_ROT1`]): eight fewer
+    /// shuffles a round, but most row rotations become general permutes,
+    /// which could cost more than they save where a rotation is much cheaper
+    /// than a permute (on Zen 3 the frames are faster with either shuffle).
     const FRAMES: bool;
     /// Whether decryption skips InvShiftRows the same way (see
     /// [`dec_frame`]).

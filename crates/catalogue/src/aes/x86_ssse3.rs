@@ -1,6 +1,9 @@
 //! Constant-time AES on x86-64 without AES-NI: the eight-block bitsliced
-//! rounds of [`super::simd128`] in SSE registers, `pshufb` (SSSE3) for
-//! ShiftRows and `pshufd` for the row rotations of MixColumns.
+//! rounds of [`super::simd128`] in SSE registers, in ShiftRows frames both
+//! ways (the row rotations of MixColumns conjugated: `pshufb` with constant
+//! indices, `pshufd` where they move whole rows). CBC decryption and XTS run
+//! on the kernel directly ([`CbcDecrypt`], [`Xts`]); the other modes through
+//! the `cipher` traits and [`crate::modes`].
 //!
 //! SSSE3 is not part of the x86-64 baseline (AMD K8/K10 lack it), so the
 //! types here check for it when keyed and [`crate::dispatch`] chooses them
@@ -74,6 +77,8 @@ impl Rows for Sse {
 }
 
 impl Vector for Sse {
+    // Frames: fewer shuffles a round; measured faster on Zen 3 than ShiftRows
+    // by `pshufb` and rotations by `pshufd` (ECB +3.5%, CBC decryption +5%).
     const FRAMES: bool = true;
     const DEC_FRAMES: bool = true;
     const CONST_FRAMES: bool = true;
