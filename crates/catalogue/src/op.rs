@@ -503,6 +503,28 @@ pub fn block_modes(
     {
         return Ok(Box::new(OwnAes(modes)));
     }
+    #[cfg(target_arch = "x86_64")]
+    if algorithm == Algorithm::Aes && dispatch::aes() == dispatch::AesImpl::Ssse3 {
+        use crate::aes::x86_ssse3::{Aes128, Aes192, Aes256};
+        fn ssse3_cbc<C>(key: &[u8]) -> Result<Box<dyn CipherModes>, CipherError>
+        where
+            C: crate::aes::x86_ssse3::CbcDecrypt
+                + KeyInit
+                + BlockCipherEncrypt
+                + BlockCipherDecrypt
+                + Send
+                + 'static,
+        {
+            let name = aes_label();
+            let keyed = keyed_concrete(C::new_from_slice(key), Algorithm::Aes, key.len(), name)?;
+            Ok(Box::new(Ssse3Cbc(keyed)))
+        }
+        return match key.len() {
+            16 => ssse3_cbc::<Aes128>(key),
+            24 => ssse3_cbc::<Aes192>(key),
+            _ => ssse3_cbc::<Aes256>(key),
+        };
+    }
     let aes = aes_label();
     let (a, n) = (algorithm, key.len());
     match (algorithm, key.len()) {
@@ -598,6 +620,59 @@ impl Overrides for AwsLcCbc {
     }
 }
 
+/// Our SSSE3 AES in the generic modes, but CBC decryption by its own loop
+/// ([`crate::aes::x86_ssse3::CbcDecrypt`]).
+#[cfg(target_arch = "x86_64")]
+struct Ssse3Cbc<C>(Keyed<C>);
+
+#[cfg(target_arch = "x86_64")]
+impl<C> Overrides for Ssse3Cbc<C>
+where
+    C: crate::aes::x86_ssse3::CbcDecrypt + BlockCipherEncrypt + BlockCipherDecrypt + Send,
+{
+    fn base(&mut self) -> &mut dyn CipherModes {
+        &mut self.0
+    }
+    fn base_ref(&self) -> &dyn CipherModes {
+        &self.0
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        self.0.modes.cipher().cbc_decrypt(block16(iv), data)
+    }
+}
+
+/// XTS on our SSSE3 AES ([`crate::aes::x86_ssse3::Xts`]).
+#[cfg(target_arch = "x86_64")]
+struct Ssse3XtsOp<C> {
+    spec: CipherSpec,
+    xts: crate::aes::x86_ssse3::Xts<C>,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<C: crate::aes::x86_ssse3::XtsKernel + Send> CipherOp for Ssse3XtsOp<C> {
+    fn spec(&self) -> &CipherSpec {
+        &self.spec
+    }
+
+    fn backend(&self) -> &'static str {
+        dispatch::AesImpl::Ssse3.name()
+    }
+
+    fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
+        xts_check(data)?;
+        self.xts
+            .encrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
+        Ok(())
+    }
+
+    fn decrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
+        xts_check(data)?;
+        self.xts
+            .decrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
+        Ok(())
+    }
+}
+
 fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherError> {
     fn xts<C>(spec: CipherSpec, key: &[u8], backend: &'static str) -> Box<dyn CipherOp>
     where
@@ -616,6 +691,27 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
         && let Some(xts) = crate::aes::AesXts::new(key)
     {
         return Ok(Box::new(AesXtsOp { spec, xts }));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if spec.algorithm == Algorithm::Aes && dispatch::aes() == dispatch::AesImpl::Ssse3 {
+        use crate::aes::x86_ssse3::{Aes128, Aes192, Aes256, Xts, XtsKernel};
+        fn op<C: XtsKernel + Send + 'static>(
+            spec: CipherSpec,
+            key: &[u8],
+        ) -> Option<Box<dyn CipherOp>> {
+            let xts = Xts::<C>::new(key)?;
+            Some(Box::new(Ssse3XtsOp { spec, xts }))
+        }
+        let built = match key.len() / 2 {
+            16 => op::<Aes128>(spec, key),
+            24 => op::<Aes192>(spec, key),
+            _ => op::<Aes256>(spec, key),
+        };
+        return built.ok_or(CipherError::KeyLength {
+            spec: spec.label(),
+            expected: spec.key_len(),
+            got: key.len(),
+        });
     }
     let aes = aes_label();
     Ok(match (spec.algorithm, key.len() / 2) {

@@ -346,12 +346,25 @@ pub(crate) fn mix_columns_by<W: Gates>(
 /// `5·s[r] ^ 4·s[r+2] = s[r] ^ 4·(s[r] ^ s[r+2])`.
 #[inline(always)]
 pub(crate) fn inv_mix_columns<W: Rows>(s: &mut State<W>) {
-    let u = s.map(|v| v ^ v.rot2());
+    inv_mix_columns_by(s, W::rot1, W::rot2);
+}
+
+/// [`inv_mix_columns`] with the row rotations given (see [`mix_columns_by`]).
+#[inline(always)]
+pub(crate) fn inv_mix_columns_by<W: Gates>(
+    s: &mut State<W>,
+    rot1: impl Fn(W) -> W,
+    rot2: impl Fn(W) -> W,
+) {
+    let mut u = *s;
+    for v in u.iter_mut() {
+        *v = *v ^ rot2(*v);
+    }
     let u4 = xtime(xtime(u));
     for i in 0..8 {
         s[i] = s[i] ^ u4[i];
     }
-    mix_columns(s);
+    mix_columns_by(s, rot1, rot2);
 }
 
 /// XORs a round key (in the backend's plane layout) into the state.

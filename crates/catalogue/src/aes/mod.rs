@@ -351,34 +351,15 @@ impl AesXts {
         u128::from_le_bytes(t)
     }
 
-    fn one(&self, t: u128, block: &mut [u8], enc: bool) {
-        let mut t = t;
-        self.data.xts_blocks(&mut t, block, enc);
-    }
-
     /// Encrypts one data unit (at least 16 bytes) whose IV is `iv`, with
     /// ciphertext stealing for a partial last block (IEEE 1619 §5.3.2).
     ///
     /// # Panics
     /// If `data` is shorter than a block.
     pub fn encrypt(&self, iv: &[u8; 16], data: &mut [u8]) {
-        assert!(data.len() >= BLOCK, "XTS needs at least one full block");
-        let mut t = self.initial_tweak(iv);
-        let tail = data.len() % BLOCK;
-        let full = data.len() - tail;
-        self.data.xts_blocks(&mut t, &mut data[..full], true);
-        if tail == 0 {
-            return;
-        }
-        // Steal: the last full ciphertext block gives its head to the partial block.
-        let (head, partial) = data.split_at_mut(full);
-        let last_full = &mut head[full - BLOCK..];
-        let mut pp = [0u8; 16];
-        pp[..tail].copy_from_slice(partial);
-        pp[tail..].copy_from_slice(&last_full[tail..]);
-        partial.copy_from_slice(&last_full[..tail]);
-        self.one(t, &mut pp, true);
-        last_full.copy_from_slice(&pp);
+        xts_encrypt_with(self.initial_tweak(iv), data, |t, d, e| {
+            self.data.xts_blocks(t, d, e)
+        })
     }
 
     /// Decrypts one data unit encrypted by [`AesXts::encrypt`].
@@ -386,29 +367,70 @@ impl AesXts {
     /// # Panics
     /// If `data` is shorter than a block.
     pub fn decrypt(&self, iv: &[u8; 16], data: &mut [u8]) {
-        assert!(data.len() >= BLOCK, "XTS needs at least one full block");
-        let mut t = self.initial_tweak(iv);
-        let tail = data.len() % BLOCK;
-        if tail == 0 {
-            self.data.xts_blocks(&mut t, data, false);
-            return;
-        }
-        let full = data.len() - tail;
-        self.data
-            .xts_blocks(&mut t, &mut data[..full - BLOCK], false);
-        let t_last = mul_alpha(t);
-        let (head, partial) = data.split_at_mut(full);
-        let last_full = &mut head[full - BLOCK..];
-        let mut pp = [0u8; 16];
-        pp.copy_from_slice(last_full);
-        self.one(t_last, &mut pp, false);
-        let mut cc = [0u8; 16];
-        cc[..tail].copy_from_slice(partial);
-        cc[tail..].copy_from_slice(&pp[tail..]);
-        partial.copy_from_slice(&pp[..tail]);
-        self.one(t, &mut cc, false);
-        last_full.copy_from_slice(&cc);
+        xts_decrypt_with(self.initial_tweak(iv), data, |t, d, e| {
+            self.data.xts_blocks(t, d, e)
+        })
     }
+}
+
+/// XTS encryption of one data unit from its initial tweak `t`, with
+/// ciphertext stealing for a partial last block (IEEE 1619 §5.3.2), over a
+/// backend's XTS of whole blocks (`blocks(tweak, data, encrypt)`, the tweak
+/// advancing): shared by [`AesXts`] and the SSSE3 code's XTS.
+///
+/// # Panics
+/// If `data` is shorter than a block.
+pub(crate) fn xts_encrypt_with(
+    mut t: u128,
+    data: &mut [u8],
+    mut blocks: impl FnMut(&mut u128, &mut [u8], bool),
+) {
+    assert!(data.len() >= BLOCK, "XTS needs at least one full block");
+    let tail = data.len() % BLOCK;
+    let full = data.len() - tail;
+    blocks(&mut t, &mut data[..full], true);
+    if tail == 0 {
+        return;
+    }
+    // Steal: the last full ciphertext block gives its head to the partial block.
+    let (head, partial) = data.split_at_mut(full);
+    let last_full = &mut head[full - BLOCK..];
+    let mut pp = [0u8; 16];
+    pp[..tail].copy_from_slice(partial);
+    pp[tail..].copy_from_slice(&last_full[tail..]);
+    partial.copy_from_slice(&last_full[..tail]);
+    blocks(&mut t, &mut pp, true);
+    last_full.copy_from_slice(&pp);
+}
+
+/// The decryption of [`xts_encrypt_with`].
+///
+/// # Panics
+/// If `data` is shorter than a block.
+pub(crate) fn xts_decrypt_with(
+    mut t: u128,
+    data: &mut [u8],
+    mut blocks: impl FnMut(&mut u128, &mut [u8], bool),
+) {
+    assert!(data.len() >= BLOCK, "XTS needs at least one full block");
+    let tail = data.len() % BLOCK;
+    if tail == 0 {
+        blocks(&mut t, data, false);
+        return;
+    }
+    let full = data.len() - tail;
+    blocks(&mut t, &mut data[..full - BLOCK], false);
+    let (head, partial) = data.split_at_mut(full);
+    let last_full = &mut head[full - BLOCK..];
+    let mut pp = [0u8; 16];
+    pp.copy_from_slice(last_full);
+    blocks(&mut mul_alpha(t), &mut pp, false);
+    let mut cc = [0u8; 16];
+    cc[..tail].copy_from_slice(partial);
+    cc[tail..].copy_from_slice(&pp[tail..]);
+    partial.copy_from_slice(&pp[..tail]);
+    blocks(&mut t, &mut cc, false);
+    last_full.copy_from_slice(&cc);
 }
 
 #[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]

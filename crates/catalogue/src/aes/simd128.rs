@@ -16,8 +16,8 @@
 use cipher::InOutBuf;
 
 use super::bitsliced::{
-    ByteKeys, MAX_ROUND_KEYS, Rows, State, add_round_key, inv_mix_columns, inv_sub_bytes_no_nots,
-    mix_columns, mix_columns_by, sub_bytes_no_nots,
+    ByteKeys, MAX_ROUND_KEYS, Rows, State, add_round_key, inv_mix_columns, inv_mix_columns_by,
+    inv_sub_bytes_no_nots, mix_columns, mix_columns_by, sub_bytes_no_nots,
 };
 use zeroize::Zeroize;
 
@@ -41,11 +41,18 @@ pub(crate) trait Vector: Rows {
     fn shr64<const N: i32>(self) -> Self;
     /// Shifts each 64-bit lane left by `N` bits.
     fn shl64<const N: i32>(self) -> Self;
-    /// Whether encryption skips ShiftRows (see [`FRAME_ROT1`]): fewer
-    /// instructions, but the row rotations become general permutes, which
-    /// costs more than it saves where a rotation is cheaper than a permute
-    /// (x86: `pshufd` against `pshufb` with an index from memory).
+    /// Whether encryption skips ShiftRows (see [`FRAME_ROT1`]): eight fewer
+    /// shuffles a round, but most row rotations become general permutes,
+    /// which could cost more than they save where a rotation is much cheaper
+    /// than a permute (on Zen 3 the frames are faster with either shuffle).
     const FRAMES: bool;
+    /// Whether decryption skips InvShiftRows the same way (see
+    /// [`dec_frame`]).
+    const DEC_FRAMES: bool = false;
+    /// Whether encryption's rounds in frames run four a pass, so that each
+    /// round's rotations are constants (see `enc_round`). Not decryption's:
+    /// measured slower on x86 (more spills).
+    const CONST_FRAMES: bool = false;
 }
 
 /// FIPS-197 byte order (column by column) to row by row; its own inverse.
@@ -120,6 +127,14 @@ static STORE_FRAME: [[u8; 16]; 4] = {
     t
 };
 
+/// Decryption without InvShiftRows: when round key `r` of `rounds` is added,
+/// `rounds - r` InvShiftRows are pending, so the state is kept as `SR^-f(x)`
+/// with `f` this value, and the round keys and InvMixColumns' rotations are
+/// those of encryption's frame `f` ([`FRAME_ROT1`]).
+const fn dec_frame(rounds: usize, r: usize) -> usize {
+    (4 - (rounds - r) % 4) % 4
+}
+
 /// Exchanges the bits of `b` under `m` with those of `a` under `m << S`.
 #[inline(always)]
 fn swap_move<V: Vector, const S: i32>(x: &mut State<V>, i: usize, j: usize, m: V) {
@@ -177,6 +192,8 @@ pub(crate) struct Schedule {
     rk: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
     /// Encryption's: round `r` permuted by `SR^-r` (see [`FRAME_ROT1`]).
     enc: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    /// Decryption's in frames: round `r` permuted by `SR^-f` (see [`dec_frame`]).
+    dec: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
     rounds: usize,
 }
 
@@ -185,6 +202,7 @@ impl Schedule {
         let mut s = Schedule {
             rk: [[[0; 16]; 8]; MAX_ROUND_KEYS],
             enc: [[[0; 16]; 8]; MAX_ROUND_KEYS],
+            dec: [[[0; 16]; 8]; MAX_ROUND_KEYS],
             rounds,
         };
         for r in 0..=rounds {
@@ -202,6 +220,12 @@ impl Schedule {
                     *e = plain[usize::from(from)];
                 }
             }
+            let frame = &SR_INV_POW[dec_frame(rounds, r)];
+            for (dec, plain) in s.dec[r].iter_mut().zip(&s.rk[r]) {
+                for (d, &from) in dec.iter_mut().zip(frame) {
+                    *d = plain[usize::from(from)];
+                }
+            }
         }
         s
     }
@@ -215,12 +239,18 @@ impl Schedule {
     fn enc_key<V: Vector>(&self, r: usize) -> State<V> {
         core::array::from_fn(|i| V::load(&self.enc[r][i]))
     }
+
+    #[inline(always)]
+    fn dec_key<V: Vector>(&self, r: usize) -> State<V> {
+        core::array::from_fn(|i| V::load(&self.dec[r][i]))
+    }
 }
 
 impl Drop for Schedule {
     fn drop(&mut self) {
         self.rk.zeroize();
         self.enc.zeroize();
+        self.dec.zeroize();
     }
 }
 
@@ -247,63 +277,164 @@ pub(crate) fn encrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
 /// [`encrypt`] with or without ShiftRows frames (for tests of both).
 #[inline(always)]
 pub(crate) fn encrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, frames: bool) {
+    with_state::<V>(buf, |x| encrypt_rounds(s, x, frames))
+}
+
+/// The rounds of encryption on a bitsliced state; returns the byte order
+/// to store with.
+#[inline(always)]
+fn encrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'static [u8; 16] {
     if !frames {
-        return encrypt_plain::<V>(s, buf);
+        return encrypt_plain(s, x);
     }
-    with_state::<V>(buf, |x| {
-        add_round_key(x, &s.enc_key(0));
+    add_round_key(x, &s.enc_key(0));
+    if V::CONST_FRAMES {
+        // Four rounds a pass, frames 1, 2, 3, 0: each round's rotations are
+        // constants the compiler sees (a `pshufd` where they move whole rows
+        // of four bytes, no index loaded).
+        let mut r = 1;
+        while r < s.rounds {
+            enc_round::<V, 1>(s, x, r);
+            if r + 1 == s.rounds {
+                break;
+            }
+            enc_round::<V, 2>(s, x, r + 1);
+            if r + 2 == s.rounds {
+                break;
+            }
+            enc_round::<V, 3>(s, x, r + 2);
+            if r + 3 == s.rounds {
+                break;
+            }
+            enc_round::<V, 0>(s, x, r + 3);
+            r += 4;
+        }
+    } else {
         for r in 1..s.rounds {
             sub_bytes_no_nots(x);
             let (rot1, rot2) = (&FRAME_ROT1[r % 4], &FRAME_ROT2[r % 4]);
             mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
             add_round_key(x, &s.enc_key(r));
         }
-        sub_bytes_no_nots(x);
-        add_round_key(x, &s.enc_key(s.rounds));
-        &STORE_FRAME[s.rounds % 4]
-    })
+    }
+    sub_bytes_no_nots(x);
+    add_round_key(x, &s.enc_key(s.rounds));
+    &STORE_FRAME[s.rounds % 4]
 }
 
-/// Encrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.1) round by round.
+/// Middle round `r` of encryption in frame `F` (`r mod 4`).
 #[inline(always)]
-fn encrypt_plain<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
-    with_state::<V>(buf, |x| {
-        add_round_key(x, &s.round_key(0));
-        for r in 1..s.rounds {
-            sub_bytes_no_nots(x);
-            for v in x.iter_mut() {
-                *v = v.permute(&SHIFT_ROWS);
-            }
-            mix_columns(x);
-            add_round_key(x, &s.round_key(r));
-        }
+fn enc_round<V: Vector, const F: usize>(s: &Schedule, x: &mut State<V>, r: usize) {
+    debug_assert_eq!(r % 4, F);
+    sub_bytes_no_nots(x);
+    let (rot1, rot2) = (&FRAME_ROT1[F], &FRAME_ROT2[F]);
+    mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
+    add_round_key(x, &s.enc_key(r));
+}
+
+/// The rounds of encryption (FIPS-197 §5.1) round by round.
+#[inline(always)]
+fn encrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16] {
+    add_round_key(x, &s.round_key(0));
+    for r in 1..s.rounds {
         sub_bytes_no_nots(x);
         for v in x.iter_mut() {
             *v = v.permute(&SHIFT_ROWS);
         }
-        add_round_key(x, &s.round_key(s.rounds));
-        &TRANSPOSE
-    })
+        mix_columns(x);
+        add_round_key(x, &s.round_key(r));
+    }
+    sub_bytes_no_nots(x);
+    for v in x.iter_mut() {
+        *v = v.permute(&SHIFT_ROWS);
+    }
+    add_round_key(x, &s.round_key(s.rounds));
+    &TRANSPOSE
 }
 
 /// Decrypts up to [`PAR_BLOCKS`] blocks (FIPS-197 §5.3).
 #[inline(always)]
 pub(crate) fn decrypt<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>) {
-    with_state::<V>(buf, |x| {
-        add_round_key(x, &s.round_key(s.rounds));
-        for r in (1..s.rounds).rev() {
-            for v in x.iter_mut() {
-                *v = v.permute(&INV_SHIFT_ROWS);
-            }
-            inv_sub_bytes_no_nots(x);
-            add_round_key(x, &s.round_key(r));
-            inv_mix_columns(x);
-        }
+    decrypt_as::<V>(s, buf, V::DEC_FRAMES)
+}
+
+/// [`decrypt`] with or without InvShiftRows frames (for tests of both).
+#[inline(always)]
+pub(crate) fn decrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, frames: bool) {
+    with_state::<V>(buf, |x| decrypt_rounds(s, x, frames))
+}
+
+/// The rounds of decryption on a bitsliced state; returns the byte order
+/// to store with.
+#[inline(always)]
+fn decrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'static [u8; 16] {
+    if !frames {
+        return decrypt_plain(s, x);
+    }
+    let n = s.rounds;
+    add_round_key(x, &s.dec_key(n));
+    for r in (1..n).rev() {
+        inv_sub_bytes_no_nots(x);
+        add_round_key(x, &s.dec_key(r));
+        let f = dec_frame(n, r);
+        let (rot1, rot2) = (&FRAME_ROT1[f], &FRAME_ROT2[f]);
+        inv_mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
+    }
+    inv_sub_bytes_no_nots(x);
+    add_round_key(x, &s.dec_key(0));
+    &STORE_FRAME[dec_frame(n, 0)]
+}
+
+/// The rounds of decryption (FIPS-197 §5.3) round by round.
+#[inline(always)]
+fn decrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16] {
+    add_round_key(x, &s.round_key(s.rounds));
+    for r in (1..s.rounds).rev() {
         for v in x.iter_mut() {
             *v = v.permute(&INV_SHIFT_ROWS);
         }
         inv_sub_bytes_no_nots(x);
-        add_round_key(x, &s.round_key(0));
-        &TRANSPOSE
-    })
+        add_round_key(x, &s.round_key(r));
+        inv_mix_columns(x);
+    }
+    for v in x.iter_mut() {
+        *v = v.permute(&INV_SHIFT_ROWS);
+    }
+    inv_sub_bytes_no_nots(x);
+    add_round_key(x, &s.round_key(0));
+    &TRANSPOSE
+}
+
+/// The permutation that takes a block in FIPS-197 byte order to the
+/// row-major order [`encrypt_rows`] and [`decrypt_rows`] take.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) const TO_ROWS: [u8; 16] = TRANSPOSE;
+
+/// Encrypts eight blocks held in registers, each already reordered by
+/// [`TO_ROWS`]; returns them in FIPS-197 byte order (see [`decrypt_rows`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn encrypt_rows<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
+    transpose_bits(&mut x);
+    let order = encrypt_rounds(s, &mut x, V::FRAMES);
+    transpose_bits(&mut x);
+    for v in x.iter_mut() {
+        *v = v.permute(order);
+    }
+    x
+}
+
+/// Decrypts eight blocks held in registers, each already reordered by
+/// [`TO_ROWS`]; returns them in FIPS-197 byte order. For modes that combine
+/// the blocks in registers (CBC decryption, XTS) rather than through memory.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn decrypt_rows<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
+    transpose_bits(&mut x);
+    let order = decrypt_rounds(s, &mut x, V::DEC_FRAMES);
+    transpose_bits(&mut x);
+    for v in x.iter_mut() {
+        *v = v.permute(order);
+    }
+    x
 }
