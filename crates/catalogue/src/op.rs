@@ -641,35 +641,16 @@ where
     }
 }
 
-/// XTS on our SSSE3 AES ([`crate::aes::x86_ssse3::Xts`]).
 #[cfg(target_arch = "x86_64")]
-struct Ssse3XtsOp<C> {
-    spec: CipherSpec,
-    xts: crate::aes::x86_ssse3::Xts<C>,
-}
-
-#[cfg(target_arch = "x86_64")]
-impl<C: crate::aes::x86_ssse3::XtsKernel + Send> CipherOp for Ssse3XtsOp<C> {
-    fn spec(&self) -> &CipherSpec {
-        &self.spec
+impl<C: crate::aes::x86_ssse3::XtsKernel + Send> UnitXts for crate::aes::x86_ssse3::Xts<C> {
+    fn encrypt(&self, iv: &[u8; 16], data: &mut [u8]) {
+        crate::aes::x86_ssse3::Xts::encrypt(self, iv, data)
     }
-
+    fn decrypt(&self, iv: &[u8; 16], data: &mut [u8]) {
+        crate::aes::x86_ssse3::Xts::decrypt(self, iv, data)
+    }
     fn backend(&self) -> &'static str {
         dispatch::AesImpl::Ssse3.name()
-    }
-
-    fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
-        xts_check(data)?;
-        self.xts
-            .encrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
-        Ok(())
-    }
-
-    fn decrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {
-        xts_check(data)?;
-        self.xts
-            .decrypt(&sector_iv(self.spec.iv, sector, 16, None), data);
-        Ok(())
     }
 }
 
@@ -690,7 +671,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
     if spec.algorithm == Algorithm::Aes
         && let Some(xts) = crate::aes::AesXts::new(key)
     {
-        return Ok(Box::new(AesXtsOp { spec, xts }));
+        return Ok(Box::new(UnitXtsOp { spec, xts }));
     }
     #[cfg(target_arch = "x86_64")]
     if spec.algorithm == Algorithm::Aes && dispatch::aes() == dispatch::AesImpl::Ssse3 {
@@ -700,7 +681,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
             key: &[u8],
         ) -> Option<Box<dyn CipherOp>> {
             let xts = Xts::<C>::new(key)?;
-            Some(Box::new(Ssse3XtsOp { spec, xts }))
+            Some(Box::new(UnitXtsOp { spec, xts }))
         }
         let built = match key.len() / 2 {
             16 => op::<Aes128>(spec, key),
@@ -1015,24 +996,45 @@ impl CipherModes for OwnAes {
     }
 }
 
-/// XTS on our AES kernels.
-struct AesXtsOp {
-    spec: CipherSpec,
-    xts: crate::aes::AesXts,
+/// An XTS of our own over whole data units, with ciphertext stealing: the
+/// AES-instruction backends' [`crate::aes::AesXts`] or the SSSE3 code's.
+trait UnitXts: Send {
+    fn encrypt(&self, iv: &[u8; 16], data: &mut [u8]);
+    fn decrypt(&self, iv: &[u8; 16], data: &mut [u8]);
+    /// The implementation, as rows report it.
+    fn backend(&self) -> &'static str;
 }
 
-impl CipherOp for AesXtsOp {
-    fn spec(&self) -> &CipherSpec {
-        &self.spec
+impl UnitXts for crate::aes::AesXts {
+    fn encrypt(&self, iv: &[u8; 16], data: &mut [u8]) {
+        crate::aes::AesXts::encrypt(self, iv, data)
     }
-
+    fn decrypt(&self, iv: &[u8; 16], data: &mut [u8]) {
+        crate::aes::AesXts::decrypt(self, iv, data)
+    }
     // Dead on 32-bit ARM, where `aes::Backend` has no variant.
     #[cfg_attr(
         not(any(target_arch = "x86_64", target_arch = "aarch64")),
         allow(unreachable_code)
     )]
     fn backend(&self) -> &'static str {
-        self.xts.backend().name()
+        crate::aes::AesXts::backend(self).name()
+    }
+}
+
+/// XTS on our AES code ([`UnitXts`]), one data unit per sector.
+struct UnitXtsOp<X> {
+    spec: CipherSpec,
+    xts: X,
+}
+
+impl<X: UnitXts> CipherOp for UnitXtsOp<X> {
+    fn spec(&self) -> &CipherSpec {
+        &self.spec
+    }
+
+    fn backend(&self) -> &'static str {
+        self.xts.backend()
     }
 
     fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {

@@ -109,6 +109,34 @@ const SP800_38A_PT: [u8; 64] = hex!(
 const SP800_38A_K128: [u8; 16] = hex!("2b7e151628aed2a6abf7158809cf4f3c");
 const SP800_38A_K256: [u8; 32] =
     hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
+/// SP 800-38A F.2.1: CBC-AES128 of [`SP800_38A_PT`].
+const SP800_38A_CBC128: [u8; 64] = hex!(
+    "7649abac8119b246cee98e9b12e9197d"
+    "5086cb9b507219ee95db113a917678b2"
+    "73bed6b8e3c1743b7116e69e22229516"
+    "3ff1caa1681fac09120eca307586e1a7"
+);
+/// SP 800-38A F.2.5: CBC-AES256 of [`SP800_38A_PT`].
+const SP800_38A_CBC256: [u8; 64] = hex!(
+    "f58c4c04d6e5f1ba779eabfb5f7bfbd6"
+    "9cfc4e967edb808d679f777bc6702c7d"
+    "39f23369a9d9bacfa530e26304231461"
+    "b2eb05e2c39be9fcda6c19078c6a9d1b"
+);
+/// SP 800-38A F.5.1: CTR-AES128 of [`SP800_38A_PT`].
+const SP800_38A_CTR128: [u8; 64] = hex!(
+    "874d6191b620e3261bef6864990db6ce"
+    "9806f66b7970fdff8617187bb9fffdff"
+    "5ae4df3edbd5d35e5b4f09020db03eab"
+    "1e031dda2fbe03d1792170a0f3009cee"
+);
+/// SP 800-38A F.5.5: CTR-AES256 of [`SP800_38A_PT`].
+const SP800_38A_CTR256: [u8; 64] = hex!(
+    "601ec313775789a5b7a7f504bbf3d228"
+    "f443e3ca4d62b59aca84e990cacaf5c5"
+    "2b0930daa23de94ce87017ba2d84988d"
+    "dfc9c58db67aada613c2dd08457941a6"
+);
 
 /// NIST SP 800-38A (2001), Appendix F.1.1/F.1.2 ECB-AES128 and F.1.5/F.1.6
 /// ECB-AES256, through the catalogue's ECB rows.
@@ -152,23 +180,13 @@ fn aes_sp800_38a_f2_cbc() {
         aes::Aes128::new(&SP800_38A_K128.into()),
         &iv,
         &SP800_38A_PT,
-        &hex!(
-            "7649abac8119b246cee98e9b12e9197d"
-            "5086cb9b507219ee95db113a917678b2"
-            "73bed6b8e3c1743b7116e69e22229516"
-            "3ff1caa1681fac09120eca307586e1a7"
-        ),
+        &SP800_38A_CBC128,
     );
     cbc_explicit_iv(
         aes::Aes256::new(&SP800_38A_K256.into()),
         &iv,
         &SP800_38A_PT,
-        &hex!(
-            "f58c4c04d6e5f1ba779eabfb5f7bfbd6"
-            "9cfc4e967edb808d679f777bc6702c7d"
-            "39f23369a9d9bacfa530e26304231461"
-            "b2eb05e2c39be9fcda6c19078c6a9d1b"
-        ),
+        &SP800_38A_CBC256,
     );
 }
 
@@ -179,24 +197,8 @@ fn aes_sp800_38a_f2_cbc() {
 fn aes_sp800_38a_f5_ctr() {
     let ctr0 = hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
     let cases: [(&[u8], [u8; 64]); 2] = [
-        (
-            &SP800_38A_K128,
-            hex!(
-                "874d6191b620e3261bef6864990db6ce"
-                "9806f66b7970fdff8617187bb9fffdff"
-                "5ae4df3edbd5d35e5b4f09020db03eab"
-                "1e031dda2fbe03d1792170a0f3009cee"
-            ),
-        ),
-        (
-            &SP800_38A_K256,
-            hex!(
-                "601ec313775789a5b7a7f504bbf3d228"
-                "f443e3ca4d62b59aca84e990cacaf5c5"
-                "2b0930daa23de94ce87017ba2d84988d"
-                "dfc9c58db67aada613c2dd08457941a6"
-            ),
-        ),
+        (&SP800_38A_K128, SP800_38A_CTR128),
+        (&SP800_38A_K256, SP800_38A_CTR256),
     ];
     for (key, ct) in cases {
         let run = |data: &mut [u8]| -> [u8; 16] {
@@ -239,36 +241,8 @@ fn aes_sp800_38a_cbc_ctr_in_the_rows_modes() {
     let iv = hex!("000102030405060708090a0b0c0d0e0f");
     let ctr0 = u128::from_be_bytes(hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"));
     let cases: [(&[u8], [u8; 64], [u8; 64]); 2] = [
-        (
-            &SP800_38A_K128,
-            hex!(
-                "7649abac8119b246cee98e9b12e9197d"
-                "5086cb9b507219ee95db113a917678b2"
-                "73bed6b8e3c1743b7116e69e22229516"
-                "3ff1caa1681fac09120eca307586e1a7"
-            ),
-            hex!(
-                "874d6191b620e3261bef6864990db6ce"
-                "9806f66b7970fdff8617187bb9fffdff"
-                "5ae4df3edbd5d35e5b4f09020db03eab"
-                "1e031dda2fbe03d1792170a0f3009cee"
-            ),
-        ),
-        (
-            &SP800_38A_K256,
-            hex!(
-                "f58c4c04d6e5f1ba779eabfb5f7bfbd6"
-                "9cfc4e967edb808d679f777bc6702c7d"
-                "39f23369a9d9bacfa530e26304231461"
-                "b2eb05e2c39be9fcda6c19078c6a9d1b"
-            ),
-            hex!(
-                "601ec313775789a5b7a7f504bbf3d228"
-                "f443e3ca4d62b59aca84e990cacaf5c5"
-                "2b0930daa23de94ce87017ba2d84988d"
-                "dfc9c58db67aada613c2dd08457941a6"
-            ),
-        ),
+        (&SP800_38A_K128, SP800_38A_CBC128, SP800_38A_CTR128),
+        (&SP800_38A_K256, SP800_38A_CBC256, SP800_38A_CTR256),
     ];
     let vector = AT * 16..(AT + 4) * 16;
     for (key, cbc_ct, ctr_ct) in cases {

@@ -532,43 +532,31 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
                 done += 16;
             }
         }
-        if nb.is_power_of_two() && c.is_multiple_of(nb as u128) {
-            // A counter that is a multiple of the batch: the batch's blocks
-            // differ from it only in byte 15's low bits, which are zero in
-            // it, so each block XOR k[0] is (c XOR k[0]) XOR a constant: one
-            // XOR a register (a batch adds, swaps and XORs once), where the
-            // paths below spend three vector instructions a register, or a
-            // scalar update and a store-to-load round trip a block.
-            let low: [V; W] = each(|j| counters::<V>((j * V::N) as u128).bswap());
-            let inc = V::splat(&(nb as u128).to_le_bytes());
-            let mut base = V::splat(&c.to_le_bytes());
-            while data.len() - done >= nb * 16 && (c as u64).checked_add(nb as u64).is_some() {
-                let p = data.as_mut_ptr().add(done);
-                let cx = base.bswap().xor(k[0]);
-                let mut s: [V; W] = each(|j| cx.xor(low[j]));
-                rounds_but_last::<V, NR, W, true>(&k, &mut s, |_| {});
-                for (j, x) in s.iter().enumerate() {
-                    let q = p.add(j * vb);
-                    x.enc_last(k[NR].xor(V::load(q))).store(q);
-                }
-                base = base.add64(inc);
-                c = c.wrapping_add(nb as u128);
-                done += nb * 16;
-            }
-        }
-        if V::N > 1 {
-            // Two or four blocks a register: the counters made in registers
-            // (a 64-bit add, a byte reversal and the XOR with k[0] a
-            // register) instead of a scalar add, swap and store a block.
-            // Only while neither the batch nor the step to the next one
-            // carries out of the low 64 bits (the register adds do not carry
-            // into the high half); from there the buffer path goes on.
+        // Counters made in registers, while neither the batch nor the step
+        // to the next one carries out of the low 64 bits (the register adds
+        // do not carry into the high half); from there the buffer path goes
+        // on. From a counter that is a multiple of the batch (adding batches
+        // keeps it so), the batch's blocks differ from it only in byte 15's
+        // low bits, which are zero in it, so each block XOR k[0] is (c XOR
+        // k[0]) XOR a constant: one XOR a register (a batch adds, swaps and
+        // XORs once). Otherwise, with two or four blocks a register, each
+        // register takes a 64-bit add, a byte reversal and the XOR with k[0]
+        // (a scalar add, swap and store a block being slower); one block a
+        // register takes the buffer path.
+        let aligned = nb.is_power_of_two() && c.is_multiple_of(nb as u128);
+        if aligned || V::N > 1 {
             let step: [V; W] = each(|j| counters::<V>((j * V::N) as u128));
+            let low: [V; W] = each(|j| step[j].bswap());
             let inc = V::splat(&(nb as u128).to_le_bytes());
             let mut base = V::splat(&c.to_le_bytes());
             while data.len() - done >= nb * 16 && (c as u64).checked_add(nb as u64).is_some() {
                 let p = data.as_mut_ptr().add(done);
-                let mut s: [V; W] = each(|j| base.add64(step[j]).bswap().xor(k[0]));
+                let mut s: [V; W] = if aligned {
+                    let cx = base.bswap().xor(k[0]);
+                    each(|j| cx.xor(low[j]))
+                } else {
+                    each(|j| base.add64(step[j]).bswap().xor(k[0]))
+                };
                 rounds_but_last::<V, NR, W, true>(&k, &mut s, |_| {});
                 for (j, x) in s.iter().enumerate() {
                     let q = p.add(j * vb);
