@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Instructions per byte on aarch64, ours against OpenSSL and libgcrypt, under QEMU.
+"""Instructions per byte on aarch64 (or x86-64), ours against OpenSSL and libgcrypt, under QEMU.
 
 Wall time under QEMU means nothing, but the number of guest instructions a
 program executes is deterministic: scripts/insn_count.c, a QEMU TCG plugin
@@ -36,6 +36,19 @@ Tiers, under `qemu-aarch64 -cpu max` (which has every ARMv8 crypto extension):
           variable as the whole capability word: bit 0 = NEON only);
           libgcrypt with --disable-hwf arm-aes,arm-pmull,arm-sha1,arm-sha2.
 
+x86-64 (--arch x86_64): the same counts for this machine's own architecture,
+under `qemu-x86_64 -cpu max` (AES-NI, PCLMULQDQ, AVX2 and VAES, no VPCLMULQDQ
+or AVX-512 in QEMU 7.2), for the tiers that model reaches (portable and
+aesni-avx2; the others are skipped with a note). Deterministic where wall time
+on a shared machine is not: the portable tier's bitsliced and vector code is
+bound by its instruction count, so there the counts predict the wall-clock
+ratios; at AES-NI and above latencies and ports decide and only compare.py
+measures. Masks are those of compare.py: ours from the binary's `tiers:`
+line, OpenSSL's OPENSSL_ia32cap from its `library mask:` line, libgcrypt's
+hidden features from compare.py's GCRYPT_HIDE. The drivers link the host's
+libcrypto and libgcrypt (libssl-dev, libgcrypt20-dev); ours is
+target/release/clustercrypt (`cargo build --release -p clustercrypt`).
+
 What it needs: qemu-user (qemu-aarch64), a host C compiler (the plugin),
 gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (the drivers), the arm64
 packages libssl3 libssl-dev libgcrypt20 libgcrypt20-dev libgpg-error0
@@ -48,6 +61,7 @@ Usage:
   python3 scripts/arm_count.py                           # every row both sides have
   python3 scripts/arm_count.py --rows aes-cbc:256 --tier neon
   python3 scripts/arm_count.py --tier all --markdown arm.md --strict
+  python3 scripts/arm_count.py --arch x86_64 --tier portable --rows aes-ctr:128
 
 Rows are label:key_bits as compare.py and `clustercrypt ciphers` name them.
 Python 3 standard library only.
@@ -66,7 +80,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "target" / "arm-count"
 TARGET = "aarch64-unknown-linux-gnu"
-CLI = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / TARGET / "release" / "clustercrypt"
+TARGET_DIR = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+CLI = TARGET_DIR / TARGET / "release" / "clustercrypt"
 SYSROOT = WORK / "sysroot"
 LIBDIRS = [SYSROOT / "usr" / "lib" / "aarch64-linux-gnu", SYSROOT / "lib" / "aarch64-linux-gnu"]
 PLUGIN_SRC = ROOT / "scripts" / "insn_count.c"
@@ -79,16 +94,22 @@ DEBS = ["libssl3", "libssl-dev", "libgcrypt20", "libgcrypt20-dev", "libgpg-error
         "libgpg-error-dev"]
 CROSS_CC = "aarch64-linux-gnu-gcc"
 GUEST_LIBC = "/usr/aarch64-linux-gnu"
+QEMU = "qemu-aarch64"
+ARCH = "aarch64"
 
 BUFFER = 256 << 10
 REQUEST = 64 << 10
 TARGET_RATIO = 1.0
 
-# tier -> (our mask, OpenSSL 3.0's OPENSSL_armcap or None, libgcrypt's hidden features)
+# tier -> (our mask, OpenSSL 3.0's environment, libgcrypt's hidden features).
+# OpenSSL 3.0 takes OPENSSL_armcap as the whole capability word: 0x1 = NEON only.
 TIERS = {
-    "ce": ("", None, []),
-    "neon": ("aes,pmull,sha2", "0x1", ["arm-aes", "arm-pmull", "arm-sha1", "arm-sha2"]),
+    "ce": ("", {}, []),
+    "neon": ("aes,pmull,sha2", {"OPENSSL_armcap": "0x1"},
+             ["arm-aes", "arm-pmull", "arm-sha1", "arm-sha2"]),
 }
+# What --arch x86_64 changes (see main).
+X86_WORK = ROOT / "target" / "x86-count"
 
 DEFAULT_ROWS = ("aes-ecb:128,aes-ecb:256,aes-cbc:128,aes-cbc:256,aes-ctr:128,aes-ctr:256,"
                 "aes-xts:256,aes-xts:512,aes-gcm:128,aes-gcm:256,chacha20:256,"
@@ -125,7 +146,7 @@ def newer(out, *sources):
 
 
 def build_plugin():
-    need("qemu-aarch64", "qemu-user")
+    need(QEMU, "qemu-user")
     WORK.mkdir(parents=True, exist_ok=True)
     if newer(PLUGIN, PLUGIN_SRC):
         return
@@ -160,10 +181,14 @@ def fetch_libraries():
 
 
 def build_drivers():
-    need(CROSS_CC, "gcc-aarch64-linux-gnu")
-    fetch_libraries()
-    inc = [f"-I{SYSROOT / 'usr' / 'include'}", f"-I{SYSROOT / 'usr' / 'include' / 'aarch64-linux-gnu'}"]
-    libs = [f"-L{d}" for d in LIBDIRS] + ["-Wl,-rpath-link," + ":".join(map(str, LIBDIRS))]
+    need(CROSS_CC, "gcc-aarch64-linux-gnu" if ARCH == "aarch64" else "gcc")
+    if ARCH == "aarch64":
+        fetch_libraries()
+        inc = [f"-I{SYSROOT / 'usr' / 'include'}",
+               f"-I{SYSROOT / 'usr' / 'include' / 'aarch64-linux-gnu'}"]
+        libs = [f"-L{d}" for d in LIBDIRS] + ["-Wl,-rpath-link," + ":".join(map(str, LIBDIRS))]
+    else:
+        inc, libs = [], []
     for name, (src, link) in DRIVERS.items():
         out = WORK / name
         if newer(out, src):
@@ -172,7 +197,8 @@ def build_drivers():
         log(" ".join(cmd))
         p = subprocess.run(cmd, text=True, capture_output=True)
         if p.returncode != 0:
-            fail(f"cannot cross-compile {src.name}:\n" + p.stderr[-2000:])
+            fail(f"cannot compile {src.name} (x86-64: libssl-dev and libgcrypt20-dev "
+                 "installed?):\n" + p.stderr[-2000:])
 
 
 def build_ours(args):
@@ -183,8 +209,9 @@ def build_ours(args):
     env = dict(os.environ)
     env.setdefault("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", CROSS_CC)
     env.setdefault("CC_aarch64_unknown_linux_gnu", CROSS_CC)
-    cmd = ["nice", "-n", "10", "cargo", "build", "--release", "-p", "clustercrypt",
-           "--target", TARGET]
+    cmd = ["nice", "-n", "10", "cargo", "build", "--release", "-p", "clustercrypt"]
+    if ARCH == "aarch64":
+        cmd += ["--target", TARGET]
     log(" ".join(cmd))
     p = subprocess.run(cmd, cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
@@ -200,15 +227,17 @@ def guest_env(extra):
     env = dict(os.environ)
     for k in ("CLUSTERCRYPT_DISABLE_HWF", "OPENSSL_armcap", "OPENSSL_ia32cap"):
         env.pop(k, None)
-    env["QEMU_LD_PREFIX"] = GUEST_LIBC
-    env["LD_LIBRARY_PATH"] = ":".join(map(str, LIBDIRS))
+    if GUEST_LIBC:
+        env["QEMU_LD_PREFIX"] = GUEST_LIBC
+    if LIBDIRS:
+        env["LD_LIBRARY_PATH"] = ":".join(map(str, LIBDIRS))
     env.update(extra)
     return env
 
 
 def guest(cmd, env, plugin_out=None):
-    """Runs an aarch64 program under qemu-aarch64 -cpu max (optionally counted)."""
-    q = ["qemu-aarch64", "-cpu", "max"]
+    """Runs a guest program under QEMU's -cpu max (optionally counted)."""
+    q = [QEMU, "-cpu", "max"]
     if plugin_out:
         q += ["-plugin", f"{PLUGIN},out={plugin_out}"]
     return subprocess.run(q + cmd, env=env, text=True, errors="replace", capture_output=True)
@@ -235,15 +264,19 @@ def per_byte(make_cmd, env):
     return ((c["3,1"] - c["1,1"]) / (2 * BUFFER), (c["1,3"] - c["1,1"]) / (2 * BUFFER))
 
 
-def our_info(mask):
-    """`clustercrypt --version` under a mask, as {key: value}."""
-    p = guest([str(CLI), "--version"], guest_env({"CLUSTERCRYPT_DISABLE_HWF": mask}))
+def parse_info(text):
     info = {}
-    for line in p.stdout.splitlines():
+    for line in text.splitlines():
         k, sep, v = line.partition(":")
         if sep:
             info[k.strip()] = v.strip()
     return info
+
+
+def our_info(mask, extra=None):
+    """`clustercrypt --version` under a mask (and `extra` environment), as {key: value}."""
+    env = {"CLUSTERCRYPT_DISABLE_HWF": mask, **(extra or {})}
+    return parse_info(guest([str(CLI), "--version"], guest_env(env)).stdout)
 
 
 def our_specs():
@@ -254,8 +287,8 @@ def our_specs():
 
 
 def measure_tier(tier, rows, specs):
-    mask, armcap, hide = TIERS[tier]
-    info = our_info(mask)
+    mask, ossl_extra, hide = TIERS[tier]
+    info = our_info(mask, ossl_extra if ARCH == "x86_64" else None)
     if info.get("tier") != tier:
         fail(f"under QEMU -cpu max with CLUSTERCRYPT_DISABLE_HWF={mask!r} the binary reports "
              f"tier {info.get('tier')!r}, not {tier!r}")
@@ -265,7 +298,7 @@ def measure_tier(tier, rows, specs):
         k, _, v = lib.partition("=")
         ours_env[k] = v
     ours_env = guest_env(ours_env)
-    ossl_env = guest_env({"OPENSSL_armcap": armcap} if armcap else {})
+    ossl_env = guest_env(ossl_extra)
     lib_env = guest_env({})
     table = []
     for row in rows:
@@ -349,15 +382,51 @@ def md_table(lines):
     return "\n".join(out)
 
 
+def use_x86_64():
+    """Switches the module to counting x86-64 programs (--arch x86_64)."""
+    global ARCH, QEMU, WORK, PLUGIN, CLI, CROSS_CC, GUEST_LIBC, LIBDIRS
+    ARCH, QEMU = "x86_64", "qemu-x86_64"
+    WORK = X86_WORK
+    PLUGIN = WORK / "libinsn_count.so"
+    CLI = TARGET_DIR / "release" / "clustercrypt"
+    CROSS_CC = os.environ.get("CC", "cc")
+    GUEST_LIBC, LIBDIRS = None, []
+
+
+def x86_tiers():
+    """The x86-64 tiers from the binary's `tiers:` line, masked as compare.py masks them.
+
+    OpenSSL's (and AWS-LC's) mask is the `library mask:` our binary prints for
+    the tier, asked natively: with a mask and without that variable the binary
+    starts itself again to set it, and qemu-user runs such an exec of an x86-64
+    program natively, outside QEMU and its count. Passing it to every guest
+    run avoids that exec."""
+    TIERS.clear()
+    for item in our_info("").get("tiers", "").split():
+        name, _, mask = item.partition("=")
+        native = subprocess.run([str(CLI), "--version"], text=True, capture_output=True,
+                                env={**os.environ, "CLUSTERCRYPT_DISABLE_HWF": mask})
+        lib = parse_info(native.stdout).get("library mask", "none")
+        lib_env = dict([lib.partition("=")[::2]]) if lib != "none" else {}
+        TIERS[name] = (mask, lib_env, COMPARE.GCRYPT_HIDE.get(name, []))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", default=DEFAULT_ROWS, help="ROW,ROW as label:key_bits")
-    ap.add_argument("--tier", default="all", choices=["ce", "neon", "all"])
+    ap.add_argument("--arch", default="aarch64", choices=["aarch64", "x86_64"],
+                    help="the guest architecture (x86_64: this machine's, see above)")
+    ap.add_argument("--tier", default="all",
+                    help="ce, neon (aarch64); portable, aesni-avx2, ... (x86_64); or all")
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 when a row misses ratio >= 1.0 or is not measured")
     ap.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
-    ap.add_argument("--no-build", action="store_true", help="use the existing aarch64 binary")
+    ap.add_argument("--no-build", action="store_true", help="use the existing binary")
     args = ap.parse_args()
+    if args.arch == "x86_64":
+        use_x86_64()
+    elif args.tier not in ("all", *TIERS):
+        ap.error(f"--tier {args.tier}: aarch64 has ce, neon or all")
     rows = []
     for part in filter(None, (x.strip() for x in args.rows.split(","))):
         label, _, bits = part.rpartition(":")
@@ -370,13 +439,23 @@ def main():
     build_drivers()
     build_ours(args)
     specs = our_specs()
-    tiers = ["neon", "ce"] if args.tier == "all" else [args.tier]
+    if ARCH == "x86_64":
+        x86_tiers()
+        if args.tier not in ("all", *TIERS):
+            ap.error(f"--tier {args.tier}: x86-64 has {', '.join(TIERS)} or all")
+    tiers = (["neon", "ce"] if ARCH == "aarch64" else list(TIERS)) if args.tier == "all" \
+        else [args.tier]
     sections, missed_all = [], []
     for tier in tiers:
+        reached = our_info(TIERS[tier][0], TIERS[tier][1] if ARCH == "x86_64" else None)
+        if ARCH == "x86_64" and reached.get("tier") != tier:
+            print(f"x86-64 tier {tier}: skipped, QEMU's -cpu max reaches only {reached.get('tier')} "
+                  "under its mask\n", flush=True)
+            continue
         info, table = measure_tier(tier, rows, specs)
         lines, missed = render(table)
         missed_all += [f"{tier}:{m}" for m in missed]
-        title = (f"aarch64 tier {tier} (qemu-aarch64 -cpu max, CLUSTERCRYPT_DISABLE_HWF="
+        title = (f"{ARCH} tier {tier} ({QEMU} -cpu max, CLUSTERCRYPT_DISABLE_HWF="
                  f"{TIERS[tier][0] or 'none'}; features in use: {info.get('cpu features')}): "
                  f"instructions per byte, {BUFFER >> 10} KiB buffer, {REQUEST >> 10} KiB "
                  f"requests; ratio = the better library / ours, target >= {TARGET_RATIO:.1f}")
