@@ -486,6 +486,31 @@ where
     keyed(C::new_from_slice(key), algorithm, key.len(), backend)
 }
 
+/// The SSSE3 bitsliced AES's modes (the portable x86-64 tier), keyed with
+/// `key` (16, 24 or 32 bytes): [`block_modes`]' AES there, and AES-GCM's.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn ssse3_aes_modes(key: &[u8]) -> Result<Box<dyn CipherModes>, CipherError> {
+    use crate::aes::x86_ssse3::{Aes128, Aes192, Aes256};
+    fn ssse3_cbc<C>(key: &[u8]) -> Result<Box<dyn CipherModes>, CipherError>
+    where
+        C: crate::aes::x86_ssse3::CbcDecrypt
+            + KeyInit
+            + BlockCipherEncrypt
+            + BlockCipherDecrypt
+            + Send
+            + 'static,
+    {
+        let name = dispatch::AesImpl::Ssse3.name();
+        let keyed = keyed_concrete(C::new_from_slice(key), Algorithm::Aes, key.len(), name)?;
+        Ok(Box::new(Ssse3Cbc(keyed)))
+    }
+    match key.len() {
+        16 => ssse3_cbc::<Aes128>(key),
+        24 => ssse3_cbc::<Aes192>(key),
+        _ => ssse3_cbc::<Aes256>(key),
+    }
+}
+
 /// Keys the block cipher `algorithm` with `key` (its length picks the variant:
 /// AES-128/192/256, Blowfish 4-56 bytes, ...). `repeats` applies the block
 /// function that many times per block (TEA and XTEA only). This is the one
@@ -505,25 +530,7 @@ pub fn block_modes(
     }
     #[cfg(target_arch = "x86_64")]
     if algorithm == Algorithm::Aes && dispatch::aes() == dispatch::AesImpl::Ssse3 {
-        use crate::aes::x86_ssse3::{Aes128, Aes192, Aes256};
-        fn ssse3_cbc<C>(key: &[u8]) -> Result<Box<dyn CipherModes>, CipherError>
-        where
-            C: crate::aes::x86_ssse3::CbcDecrypt
-                + KeyInit
-                + BlockCipherEncrypt
-                + BlockCipherDecrypt
-                + Send
-                + 'static,
-        {
-            let name = aes_label();
-            let keyed = keyed_concrete(C::new_from_slice(key), Algorithm::Aes, key.len(), name)?;
-            Ok(Box::new(Ssse3Cbc(keyed)))
-        }
-        return match key.len() {
-            16 => ssse3_cbc::<Aes128>(key),
-            24 => ssse3_cbc::<Aes192>(key),
-            _ => ssse3_cbc::<Aes256>(key),
-        };
+        return ssse3_aes_modes(key);
     }
     let aes = aes_label();
     let (a, n) = (algorithm, key.len());

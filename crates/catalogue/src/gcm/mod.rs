@@ -44,6 +44,8 @@ mod x86_aesni_stitched;
 #[cfg(target_arch = "x86_64")]
 mod x86_pclmul;
 #[cfg(target_arch = "x86_64")]
+mod x86_pshufb;
+#[cfg(target_arch = "x86_64")]
 mod x86_vpclmul;
 
 /// Bytes one CTR pass covers before GHASH reads them back (fits in L1).
@@ -64,6 +66,10 @@ pub enum GhashImpl {
     /// PCLMULQDQ on 128-bit registers (with SSSE3), 8 blocks per reduction.
     #[cfg(target_arch = "x86_64")]
     Pclmul128,
+    /// No carry-less multiply: 4-bit tables looked up with PSHUFB (SSSE3),
+    /// constant time, 4 blocks per pass ([`x86_pshufb`]).
+    #[cfg(target_arch = "x86_64")]
+    Pshufb,
 }
 
 impl GhashImpl {
@@ -75,6 +81,8 @@ impl GhashImpl {
         GhashImpl::Vpclmul256,
         #[cfg(target_arch = "x86_64")]
         GhashImpl::Pclmul128,
+        #[cfg(target_arch = "x86_64")]
+        GhashImpl::Pshufb,
     ];
 
     /// The name rows report.
@@ -86,6 +94,8 @@ impl GhashImpl {
             GhashImpl::Vpclmul256 => "vpclmul256",
             #[cfg(target_arch = "x86_64")]
             GhashImpl::Pclmul128 => "pclmul128",
+            #[cfg(target_arch = "x86_64")]
+            GhashImpl::Pshufb => "pshufb",
         }
     }
 
@@ -100,6 +110,8 @@ impl GhashImpl {
             // SSSE3 (PSHUFB) is older than every CPU with PCLMULQDQ, but checked.
             #[cfg(target_arch = "x86_64")]
             GhashImpl::Pclmul128 => f.pmull && std::arch::is_x86_feature_detected!("ssse3"),
+            #[cfg(target_arch = "x86_64")]
+            GhashImpl::Pshufb => std::arch::is_x86_feature_detected!("ssse3"),
         }
     }
 }
@@ -117,11 +129,16 @@ pub(crate) type Powers = [u128; 16];
 struct GhashKey {
     imp: GhashImpl,
     powers: Powers,
+    /// [`GhashImpl::Pshufb`]'s tables of `H^1..H^4` (empty for the others).
+    #[cfg(target_arch = "x86_64")]
+    tables: Vec<x86_pshufb::Table>,
 }
 
 impl Drop for GhashKey {
     fn drop(&mut self) {
         self.powers.zeroize();
+        #[cfg(target_arch = "x86_64")]
+        self.tables.zeroize();
     }
 }
 
@@ -142,7 +159,21 @@ impl GhashKey {
                 p = GhashKey::mul(imp, p, h);
             }
         }
-        GhashKey { imp, powers }
+        #[cfg(target_arch = "x86_64")]
+        let tables = match imp {
+            GhashImpl::Pshufb => powers[12..]
+                .iter()
+                .rev()
+                .map(|&p| x86_pshufb::table(p))
+                .collect(),
+            _ => Vec::new(),
+        };
+        GhashKey {
+            imp,
+            powers,
+            #[cfg(target_arch = "x86_64")]
+            tables,
+        }
     }
 
     /// A running hash of a new message.
@@ -158,6 +189,8 @@ impl GhashKey {
                 GhashImpl::Pmull => aarch64_pmull::mul(a, b),
                 #[cfg(target_arch = "x86_64")]
                 GhashImpl::Vpclmul256 | GhashImpl::Pclmul128 => x86_pclmul::mul(a, b),
+                #[cfg(target_arch = "x86_64")]
+                GhashImpl::Pshufb => x86_pshufb::dot(a, b),
             }
         }
     }
@@ -201,6 +234,11 @@ impl Ghash<'_> {
                 GhashImpl::Vpclmul256 => x86_vpclmul::update(&mut self.acc, &k.powers, data),
                 #[cfg(target_arch = "x86_64")]
                 GhashImpl::Pclmul128 => x86_pclmul::update(&mut self.acc, &k.powers, data),
+                #[cfg(target_arch = "x86_64")]
+                GhashImpl::Pshufb => {
+                    let tables = k.tables[..].try_into().expect("four tables");
+                    x86_pshufb::update(&mut self.acc, tables, data)
+                }
             }
         }
     }
@@ -211,9 +249,54 @@ impl Ghash<'_> {
     }
 }
 
+/// The AES under AES-GCM: our AES-instruction kernels, or the catalogue's
+/// block modes (the portable x86-64 tier's bitsliced AES, whose CTR keeps
+/// scratch state and so runs under a lock, uncontended: one AES-GCM per
+/// worker).
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per key, built once and never moved on the data path"
+)]
+enum GcmAes {
+    Kernels(AesModes),
+    Modes(std::sync::Mutex<Box<dyn crate::op::CipherModes>>),
+}
+
+impl GcmAes {
+    fn name(&self) -> &'static str {
+        match self {
+            GcmAes::Kernels(m) => m.backend().name(),
+            GcmAes::Modes(m) => m.lock().expect("not poisoned").backend(),
+        }
+    }
+
+    fn kernels(&self) -> Option<&AesModes> {
+        match self {
+            GcmAes::Kernels(m) => Some(m),
+            GcmAes::Modes(_) => None,
+        }
+    }
+
+    /// CTR from `ctr` (big-endian over the block; advances).
+    fn ctr_apply(&self, ctr: &mut [u8; 16], data: &mut [u8]) {
+        match self {
+            GcmAes::Kernels(m) => m.ctr_apply(ctr, data),
+            GcmAes::Modes(m) => m.lock().expect("not poisoned").ctr_apply(ctr, data),
+        }
+    }
+
+    /// Encrypts one block.
+    fn encrypt_block(&self, block: &mut [u8; 16]) {
+        match self {
+            GcmAes::Kernels(m) => m.ecb_encrypt(block),
+            GcmAes::Modes(m) => m.lock().expect("not poisoned").ecb_encrypt(block),
+        }
+    }
+}
+
 /// AES-GCM with a 96-bit nonce and a 128-bit tag on our kernels.
 pub struct AesGcm {
-    aes: AesModes,
+    aes: GcmAes,
     ghash: GhashKey,
     /// AES-NI and [`GhashImpl::Pclmul128`] in one loop
     /// ([`x86_aesni_stitched`]) for the whole 128-byte batches.
@@ -225,21 +308,41 @@ impl AesGcm {
     /// picks and GHASH `imp`; `None` if the key length is wrong, the AES
     /// backend is not one of ours or the CPU lacks `imp`.
     pub fn new(key: &[u8], imp: GhashImpl) -> Option<AesGcm> {
-        AesGcm::with_aes(AesModes::new(key)?, imp)
+        if let Some(aes) = AesModes::new(key) {
+            return AesGcm::with_aes(aes, imp);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::dispatch::aes() == crate::dispatch::AesImpl::Ssse3 {
+            return AesGcm::with_modes(crate::op::ssse3_aes_modes(key).ok()?, imp);
+        }
+        None
     }
 
     /// As [`AesGcm::new`] on a keyed AES of the caller's choice (tests run
     /// every backend).
     pub fn with_aes(aes: AesModes, imp: GhashImpl) -> Option<AesGcm> {
+        AesGcm::keyed(GcmAes::Kernels(aes), imp)
+    }
+
+    /// As [`AesGcm::new`] on the catalogue's AES block modes (16, 24 or
+    /// 32-byte key; tests run the portable tier's bitsliced AES this way).
+    pub(crate) fn with_modes(
+        aes: Box<dyn crate::op::CipherModes>,
+        imp: GhashImpl,
+    ) -> Option<AesGcm> {
+        AesGcm::keyed(GcmAes::Modes(std::sync::Mutex::new(aes)), imp)
+    }
+
+    fn keyed(aes: GcmAes, imp: GhashImpl) -> Option<AesGcm> {
         if !imp.runnable() {
             return None;
         }
         let mut h = [0u8; 16];
-        aes.ecb_encrypt(&mut h);
+        aes.encrypt_block(&mut h);
         let ghash = GhashKey::new(imp, &h);
         h.zeroize();
         #[cfg(target_arch = "x86_64")]
-        let stitched = aes.backend() == crate::aes::Backend::AesNi
+        let stitched = aes.kernels().map(|m| m.backend()) == Some(crate::aes::Backend::AesNi)
             && imp == GhashImpl::Pclmul128
             && x86_aesni_stitched::runnable();
         #[cfg(not(target_arch = "x86_64"))]
@@ -258,7 +361,7 @@ impl AesGcm {
 
     /// The implementation's name: AES backend and GHASH backend.
     pub fn name(&self) -> String {
-        format!("{}+{}", self.aes.backend().name(), self.ghash.imp.name())
+        format!("{}+{}", self.aes.name(), self.ghash.imp.name())
     }
 
     /// The stitched loop over the whole 128-byte batches of `data`, if it
@@ -276,7 +379,11 @@ impl AesGcm {
         }
         #[cfg(target_arch = "x86_64")]
         {
-            let (keys, nr) = self.aes.enc_keys();
+            let (keys, nr) = self
+                .aes
+                .kernels()
+                .expect("stitched runs on kernels")
+                .enc_keys();
             let mut c = u128::from_be_bytes(*ctr);
             let k = &self.ghash.powers;
             // SAFETY: `with_aes` checked `x86_aesni_stitched::runnable`.
@@ -300,7 +407,7 @@ impl AesGcm {
         j0[15] = 1;
         let mut ctr = j0;
         ctr[15] = 2;
-        self.aes.ecb_encrypt(&mut j0);
+        self.aes.encrypt_block(&mut j0);
         (j0, ctr)
     }
 
