@@ -37,7 +37,8 @@ use crate::aes::AesModes;
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64_pmull;
-#[cfg(test)]
+// No GHASH of ours on 32-bit ARM to test (nor AES kernels: `aes::tests`).
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests;
 #[cfg(target_arch = "x86_64")]
 mod x86_aesni_stitched;
@@ -257,6 +258,8 @@ impl Ghash<'_> {
     clippy::large_enum_variant,
     reason = "one per key, built once and never moved on the data path"
 )]
+// Only x86-64 has a GHASH for the catalogue's (non-kernel) AES.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 enum GcmAes {
     Kernels(AesModes),
     Modes(std::sync::Mutex<Box<dyn crate::op::CipherModes>>),
@@ -270,6 +273,7 @@ impl GcmAes {
         }
     }
 
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn kernels(&self) -> Option<&AesModes> {
         match self {
             GcmAes::Kernels(m) => Some(m),
@@ -326,6 +330,7 @@ impl AesGcm {
 
     /// As [`AesGcm::new`] on the catalogue's AES block modes (16, 24 or
     /// 32-byte key; tests run the portable tier's bitsliced AES this way).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn with_modes(
         aes: Box<dyn crate::op::CipherModes>,
         imp: GhashImpl,

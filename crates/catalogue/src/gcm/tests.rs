@@ -109,16 +109,15 @@ fn aws_seal(key: &[u8], nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> [u8; 1
 /// AES-instruction kernels and, on x86-64 with SSSE3, the portable tier's
 /// bitsliced AES.
 fn gcm_on_every_aes(key: &[u8], imp: GhashImpl) -> Vec<AesGcm> {
-    let mut all: Vec<AesGcm> = crate::aes::tests::backends()
+    let all = crate::aes::tests::backends()
         .into_iter()
-        .map(|b| AesGcm::with_aes(AesModes::with_backend(key, b).unwrap(), imp).unwrap())
-        .collect();
+        .map(|b| AesGcm::with_aes(AesModes::with_backend(key, b).unwrap(), imp).unwrap());
     #[cfg(target_arch = "x86_64")]
-    if crate::aes::x86_ssse3::available() {
-        let modes = crate::op::ssse3_aes_modes(key).unwrap();
-        all.push(AesGcm::with_modes(modes, imp).unwrap());
-    }
-    all
+    let all = all.chain(
+        crate::aes::x86_ssse3::available()
+            .then(|| AesGcm::with_modes(crate::op::ssse3_aes_modes(key).unwrap(), imp).unwrap()),
+    );
+    all.collect()
 }
 
 #[test]
