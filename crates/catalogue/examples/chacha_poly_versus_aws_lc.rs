@@ -1,5 +1,5 @@
 //! Our ChaCha20-Poly1305 on every ChaCha kernel this CPU runs (and stitched
-//! on AVX2 where it runs) against
+//! on AVX2 and SSSE3 where they run) against
 //! AWS-LC's, side by side: the figures behind [`dispatch::chacha20_poly1305`]
 //! on x86-64, where a shared machine makes single timings noisy.
 //!
@@ -14,7 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use clustercrypt_catalogue::aead::chacha20_poly1305::stitched_runnable;
+use clustercrypt_catalogue::aead::chacha20_poly1305::stitched_implementations;
 use clustercrypt_catalogue::aead::{Aead, AeadAlgorithm, TAG_LEN};
 use clustercrypt_catalogue::chacha::{implementations, runnable};
 use clustercrypt_catalogue::dispatch::{self, ChaChaPolyImpl};
@@ -79,9 +79,7 @@ fn main() {
             .filter(|&&i| runnable(i))
             .map(|&i| ChaChaPolyImpl::Ours(i)),
     );
-    if stitched_runnable() {
-        imps.push(ChaChaPolyImpl::Avx2Stitched);
-    }
+    imps.extend(stitched_implementations());
     let aeads: Vec<_> = imps
         .iter()
         .map(|&i| Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, i).expect("key"))
