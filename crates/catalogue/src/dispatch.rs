@@ -367,10 +367,11 @@ impl ChaChaPolyImpl {
 /// * x86-64 with AVX-512: AWS-LC (not measured: no AVX-512 machine; the
 ///   stitched code would run its AVX2 half there).
 /// * x86-64 below AVX2 with SSSE3: ours, ChaCha20 on SSSE3 and Poly1305
-///   (plain `mul`, no BMI2) stitched into one pass
-///   (`crate::chacha::x86_ssse3_poly1305`). Instructions per byte under
-///   QEMU at the portable tier, seal/open: stitched 8.61/8.59, AWS-LC
-///   10.29/10.27, OpenSSL 9.42, libgcrypt 9.20. On the same VM
+///   (`mulx` where the CPU has BMI2, else plain `mul`) stitched into one
+///   pass (`crate::chacha::x86_ssse3_poly1305`). Instructions per byte
+///   under QEMU (`-cpu max`, so `mulx`) at the portable tier, seal/open:
+///   stitched 8.10/8.07 (with `mul` 8.61/8.59), AWS-LC 10.29/10.27,
+///   OpenSSL 9.42, libgcrypt 9.20. On the same VM
 ///   (`examples/chacha_poly_versus_aws_lc.rs` with the mask and AWS-LC's
 ///   `OPENSSL_ia32cap`, best of 9 alternating rounds, 64 KiB requests,
 ///   seal/open MiB/s, load about 5 on 2 cores): stitched 740/899, AWS-LC
