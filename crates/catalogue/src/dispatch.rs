@@ -371,12 +371,13 @@ impl ChaChaPolyImpl {
 ///   pass (`crate::chacha::x86_ssse3_poly1305`). Instructions per byte
 ///   under QEMU (`-cpu max`, so `mulx`) at the portable tier, seal/open:
 ///   stitched 8.10/8.07 (with `mul` 8.61/8.59), AWS-LC 10.29/10.27,
-///   OpenSSL 9.42, libgcrypt 9.20. On the same VM
-///   (`examples/chacha_poly_versus_aws_lc.rs` with the mask and AWS-LC's
-///   `OPENSSL_ia32cap`, best of 9 alternating rounds, 64 KiB requests,
-///   seal/open MiB/s, load about 5 on 2 cores): stitched 740/899, AWS-LC
-///   616/679, ours unstitched 532/504. (Unstitched, on a quieter machine,
-///   ours had been 1044/1072 against AWS-LC's 1248/1411.)
+///   OpenSSL 9.42, libgcrypt 9.20. On the same VM with the mask and
+///   AWS-LC's `OPENSSL_ia32cap`, the fastest of 3000 alternating 64 KiB
+///   requests, seal/open MiB/s (the load was about 5 on 2 cores, so the
+///   minimum is the stable figure): stitched 1600/1610 (the same with
+///   `mul` forced), AWS-LC 1300/1306, ours unstitched 1095/1084.
+///   `examples/chacha_poly_versus_aws_lc.rs` (best of 9 rounds, throughput)
+///   was dominated by the load: stitched 574-740 sealing, AWS-LC 589-616.
 /// * x86-64 without SSSE3: AWS-LC. (Before the stitched code, AVX2: AWS-LC
 ///   2125/2268, ours 1513/1789.)
 pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
