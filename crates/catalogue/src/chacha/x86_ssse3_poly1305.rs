@@ -192,7 +192,8 @@ macro_rules! step {
         // SAFETY: register arithmetic on the operands; aligned 16-byte reads
         // of the masks and of and writes to the swap slot (a live local);
         // 16-byte reads of a Poly1305 block and 24 of the key, which the
-        // caller checked are in bounds. SSSE3 is enabled in the caller.
+        // caller checked are in bounds. SSSE3 is enabled in the caller, and
+        // BMI2 where Poly1305 uses `mulx` ([`rounds`]' safety contract).
         unsafe {
             core::arch::asm!(
                 $text,
