@@ -1,5 +1,5 @@
 //! Our ChaCha20-Poly1305 on every ChaCha kernel this CPU runs (and stitched
-//! on AVX2 where it runs) against
+//! on AVX2 and SSSE3 where they run) against
 //! AWS-LC's, side by side: the figures behind [`dispatch::chacha20_poly1305`]
 //! on x86-64, where a shared machine makes single timings noisy.
 //!
@@ -14,9 +14,10 @@
 
 use std::time::{Duration, Instant};
 
-use clustercrypt_catalogue::aead::chacha20_poly1305::stitched_runnable;
+use clustercrypt_catalogue::aead::chacha20_poly1305::stitched_implementations;
 use clustercrypt_catalogue::aead::{Aead, AeadAlgorithm, TAG_LEN};
 use clustercrypt_catalogue::chacha::{implementations, runnable};
+use clustercrypt_catalogue::cpu;
 use clustercrypt_catalogue::dispatch::{self, ChaChaPolyImpl};
 
 const BUFFER: usize = 1 << 20;
@@ -55,6 +56,17 @@ fn speed(aead: &Aead, buf: &mut [u8], time: Duration) -> (f64, f64) {
 }
 
 fn main() {
+    // AWS-LC reads its CPU mask before `main`: under CLUSTERCRYPT_DISABLE_HWF
+    // run again with it set (as the CLI does), or AWS-LC would run the code
+    // the mask hides (its AVX2 code at the portable tier).
+    if let Some((name, value)) = cpu::library_env_missing() {
+        let status = std::process::Command::new(std::env::current_exe().expect("own path"))
+            .args(std::env::args_os().skip(1))
+            .env(name, value)
+            .status()
+            .expect("run again with the library mask");
+        std::process::exit(status.code().unwrap_or(1));
+    }
     let mut runs = 7;
     let mut time = Duration::from_millis(300);
     let mut args = std::env::args().skip(1);
@@ -79,9 +91,7 @@ fn main() {
             .filter(|&&i| runnable(i))
             .map(|&i| ChaChaPolyImpl::Ours(i)),
     );
-    if stitched_runnable() {
-        imps.push(ChaChaPolyImpl::Avx2Stitched);
-    }
+    imps.extend(stitched_implementations());
     let aeads: Vec<_> = imps
         .iter()
         .map(|&i| Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, i).expect("key"))

@@ -323,15 +323,29 @@ pub enum ChaChaPolyImpl {
     /// Ours with ChaCha20 on AVX2 and Poly1305 stitched into one pass
     /// ([`crate::aead::ChaCha20Poly1305::new_stitched`]).
     Avx2Stitched,
+    /// Ours with ChaCha20 on SSSE3 and Poly1305 stitched into one pass.
+    Ssse3Stitched,
 }
 
 impl ChaChaPolyImpl {
+    /// The stitched code on ChaCha kernel `imp`: [`ChaChaPolyImpl::Avx2Stitched`]
+    /// for AVX2, [`ChaChaPolyImpl::Ssse3Stitched`] for any other (the only
+    /// other stitched kernel).
+    pub fn stitched(imp: ChaChaImpl) -> Self {
+        if imp == ChaChaImpl::Avx2 {
+            ChaChaPolyImpl::Avx2Stitched
+        } else {
+            ChaChaPolyImpl::Ssse3Stitched
+        }
+    }
+
     /// The name rows report: ours as `<chacha kernel>+poly1305`, the
-    /// stitched AVX2 code as `avx2+poly1305-stitched`.
+    /// stitched code as `avx2+poly1305-stitched` or `ssse3+poly1305-stitched`.
     pub fn name(self) -> &'static str {
         match self {
             ChaChaPolyImpl::AwsLc => aws_lc_aead_name(false),
             ChaChaPolyImpl::Avx2Stitched => "avx2+poly1305-stitched",
+            ChaChaPolyImpl::Ssse3Stitched => "ssse3+poly1305-stitched",
             ChaChaPolyImpl::Ours(c) => match c {
                 ChaChaImpl::Avx512 => "avx512+poly1305",
                 ChaChaImpl::Avx2 => "avx2+poly1305",
@@ -362,16 +376,30 @@ impl ChaChaPolyImpl {
 ///   1173/2578 and 1343/2130 against AWS-LC 1007/1161 and 1172/1736.
 /// * x86-64 with AVX-512: AWS-LC (not measured: no AVX-512 machine; the
 ///   stitched code would run its AVX2 half there).
-/// * x86-64 below AVX2: AWS-LC, whose stitched assembly was faster on the
-///   same VM (`examples/chacha_poly_versus_aws_lc.rs`, best of 7 alternating
-///   rounds, 64 KiB requests, seal/open MiB/s): AWS-LC 1248/1411, ours
-///   (SSSE3) 1044/1072. (Before the stitched code, AVX2: AWS-LC 2125/2268,
-///   ours 1513/1789.)
+/// * x86-64 below AVX2 with SSSE3: ours, ChaCha20 on SSSE3 and Poly1305
+///   (`mulx` where the CPU has BMI2, else plain `mul`) stitched into one
+///   pass (`crate::chacha::x86_ssse3_poly1305`). Instructions per byte
+///   under QEMU (`-cpu max`, so `mulx`) at the portable tier, seal/open:
+///   stitched 8.10/8.07 (with `mul` 8.61/8.59), AWS-LC 10.29/10.27,
+///   OpenSSL 9.42, libgcrypt 9.20. On the same VM with the mask and
+///   AWS-LC's `OPENSSL_ia32cap`, the fastest of 3000 alternating 64 KiB
+///   requests, seal/open MiB/s (the load was about 5 on 2 cores, so the
+///   minimum is the stable figure): stitched 1600/1610 (the same with
+///   `mul` forced), AWS-LC 1300/1306, ours unstitched 1095/1084.
+///   `examples/chacha_poly_versus_aws_lc.rs` (best of 9 rounds, throughput)
+///   was dominated by the load: stitched 574-740 sealing, AWS-LC 589-616.
+/// * x86-64 without SSSE3: AWS-LC. (Before the stitched code, AVX2: AWS-LC
+///   2125/2268, ours 1513/1789.)
 pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
     match chacha_for(f) {
         ChaChaImpl::Neon if cfg!(target_arch = "aarch64") => ChaChaPolyImpl::Ours(ChaChaImpl::Neon),
-        ChaChaImpl::Avx2 if crate::aead::chacha20_poly1305::stitched_runnable() => {
+        ChaChaImpl::Avx2 if crate::aead::chacha20_poly1305::stitched_runnable(ChaChaImpl::Avx2) => {
             ChaChaPolyImpl::Avx2Stitched
+        }
+        ChaChaImpl::Ssse3
+            if crate::aead::chacha20_poly1305::stitched_runnable(ChaChaImpl::Ssse3) =>
+        {
+            ChaChaPolyImpl::Ssse3Stitched
         }
         _ => ChaChaPolyImpl::AwsLc,
     }
@@ -511,16 +539,25 @@ mod tests {
         assert_eq!(chacha_for(at(Tier::Portable)), no_avx);
         // Our stitched code at the AVX2 tiers (where the CPU has BMI2 too),
         // AWS-LC's with AVX-512 (not measured) and below AVX2.
-        let avx2 = if crate::aead::chacha20_poly1305::stitched_runnable() {
-            ChaChaPolyImpl::Avx2Stitched
-        } else {
-            ChaChaPolyImpl::AwsLc
+        let stitched_or_aws_lc = |imp| {
+            if crate::aead::chacha20_poly1305::stitched_runnable(imp) {
+                ChaChaPolyImpl::stitched(imp)
+            } else {
+                ChaChaPolyImpl::AwsLc
+            }
         };
+        let avx2 = stitched_or_aws_lc(ChaChaImpl::Avx2);
         assert_eq!(chacha20_poly1305_for(at(Tier::VaesAvx2)), avx2);
         assert_eq!(chacha20_poly1305_for(at(Tier::AesniAvx2)), avx2);
-        for t in [Tier::Avx512, Tier::Portable] {
-            assert_eq!(chacha20_poly1305_for(at(t)), ChaChaPolyImpl::AwsLc);
-        }
+        assert_eq!(
+            chacha20_poly1305_for(at(Tier::Avx512)),
+            ChaChaPolyImpl::AwsLc
+        );
+        // Below AVX2, our SSSE3 stitched code; on a CPU without SSSE3, AWS-LC.
+        assert_eq!(
+            chacha20_poly1305_for(at(Tier::Portable)),
+            stitched_or_aws_lc(no_avx)
+        );
         assert_eq!(
             aes_for(full.without(parse_mask("avx2").unwrap())),
             AesImpl::AesNi

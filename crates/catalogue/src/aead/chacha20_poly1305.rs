@@ -11,11 +11,12 @@
 //! first and decrypts only when the tag matches, so no unauthenticated
 //! plaintext is ever written.
 //!
-//! On x86-64 with AVX2 and BMI2 there is also the stitched variant
-//! ([`ChaCha20Poly1305::new_stitched`], `crate::chacha::x86_avx2_poly1305`):
-//! one pass in which Poly1305 runs on the integer units between the vector
-//! ChaCha rounds. Its opening decrypts while it hashes; on a bad tag it
-//! encrypts the data again, so the caller still gets back what it passed.
+//! On x86-64 with AVX2 and BMI2, or SSSE3, there is also the stitched variant
+//! ([`ChaCha20Poly1305::new_stitched`], `crate::chacha::x86_avx2_poly1305`
+//! and `crate::chacha::x86_ssse3_poly1305`): one pass in which Poly1305 runs
+//! on the integer units between the vector ChaCha rounds. Its opening
+//! decrypts while it hashes; on a bad tag it encrypts the data again, so the
+//! caller still gets back what it passed.
 
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -39,17 +40,35 @@ pub const MAX_DATA_LEN: u64 = (u32::MAX as u64 - 1) * chacha::BLOCK as u64;
 pub struct ChaCha20Poly1305 {
     key: Zeroizing<[u8; KEY_LEN]>,
     imp: ChaChaImpl,
-    /// ChaCha20 on AVX2 and Poly1305 in one stitched pass (`imp` is AVX2).
+    /// ChaCha20 on `imp` (AVX2 or SSSE3) and Poly1305 in one stitched pass.
     stitched: bool,
 }
 
-/// Whether this CPU can run [`ChaCha20Poly1305::new_stitched`] (x86-64 with
-/// AVX2 and BMI2; the detected features, ignoring the mask).
-pub fn stitched_runnable() -> bool {
+/// Whether this CPU can run [`ChaCha20Poly1305::new_stitched`] on the ChaCha
+/// kernel `imp`: x86-64 with AVX2 and BMI2 ([`ChaChaImpl::Avx2`]) or with
+/// SSSE3 ([`ChaChaImpl::Ssse3`]); the detected features, ignoring the mask.
+pub fn stitched_runnable(imp: ChaChaImpl) -> bool {
     #[cfg(target_arch = "x86_64")]
-    return chacha::x86_avx2_poly1305::runnable();
+    return match imp {
+        ChaChaImpl::Avx2 => chacha::x86_avx2_poly1305::runnable(),
+        ChaChaImpl::Ssse3 => chacha::x86_ssse3_poly1305::runnable(),
+        _ => false,
+    };
     #[cfg(not(target_arch = "x86_64"))]
-    false
+    {
+        let _ = imp;
+        false
+    }
+}
+
+/// The stitched implementations this CPU can run ([`stitched_runnable`]),
+/// best first.
+pub fn stitched_implementations() -> Vec<ChaChaPolyImpl> {
+    [ChaChaImpl::Avx2, ChaChaImpl::Ssse3]
+        .into_iter()
+        .filter(|&imp| stitched_runnable(imp))
+        .map(ChaChaPolyImpl::stitched)
+        .collect()
 }
 
 impl ChaCha20Poly1305 {
@@ -66,18 +85,20 @@ impl ChaCha20Poly1305 {
         }
     }
 
-    /// Keys the AEAD to run ChaCha20 on AVX2 stitched with Poly1305.
+    /// Keys the AEAD to run ChaCha20 on kernel `imp` (AVX2 or SSSE3)
+    /// stitched with Poly1305.
     ///
     /// # Panics
     /// If this CPU cannot run it ([`stitched_runnable`]).
-    pub fn new_stitched(key: &[u8; KEY_LEN]) -> Self {
+    pub fn new_stitched(imp: ChaChaImpl, key: &[u8; KEY_LEN]) -> Self {
         assert!(
-            stitched_runnable(),
-            "stitched ChaCha20-Poly1305 needs AVX2 and BMI2"
+            stitched_runnable(imp),
+            "stitched ChaCha20-Poly1305 on {}: not on this CPU",
+            imp.name()
         );
         ChaCha20Poly1305 {
             key: Zeroizing::new(*key),
-            imp: ChaChaImpl::Avx2,
+            imp,
             stitched: true,
         }
     }
@@ -90,7 +111,7 @@ impl ChaCha20Poly1305 {
     /// The implementation this key runs, as the dispatch names it.
     pub fn implementation(&self) -> ChaChaPolyImpl {
         if self.stitched {
-            ChaChaPolyImpl::Avx2Stitched
+            ChaChaPolyImpl::stitched(self.imp)
         } else {
             ChaChaPolyImpl::Ours(self.imp)
         }
@@ -144,7 +165,7 @@ impl ChaCha20Poly1305 {
         let (mut mac, s) = self.mac_start(nonce, aad);
         #[cfg(target_arch = "x86_64")]
         if self.stitched {
-            let done = chacha::x86_avx2_poly1305::seal(&self.key, nonce, 1, data, &mut mac);
+            let done = self.stitched_batches(nonce, data, &mut mac, true);
             let rest = &mut data[done..];
             self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
             mac.update_padded(rest);
@@ -186,6 +207,24 @@ impl ChaCha20Poly1305 {
         Ok(())
     }
 
+    /// The stitched pass of sealing (`seal`) or opening over the whole
+    /// batches of `data`, from block 1; returns the bytes done.
+    #[cfg(target_arch = "x86_64")]
+    fn stitched_batches(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        data: &mut [u8],
+        mac: &mut Poly1305Hash,
+        seal: bool,
+    ) -> usize {
+        use chacha::{x86_avx2_poly1305 as avx2, x86_ssse3_poly1305 as ssse3};
+        match self.imp {
+            ChaChaImpl::Avx2 if seal => avx2::seal(&self.key, nonce, 1, data, mac),
+            ChaChaImpl::Avx2 => avx2::open(&self.key, nonce, 1, data, mac),
+            _ => ssse3::apply(&self.key, nonce, 1, data, mac, seal),
+        }
+    }
+
     /// [`ChaCha20Poly1305::open`] in the stitched pass: decrypts while it
     /// hashes, and on a bad tag encrypts `data` back as it was.
     #[cfg(target_arch = "x86_64")]
@@ -198,7 +237,7 @@ impl ChaCha20Poly1305 {
         mut mac: Poly1305Hash,
         s: &[u8; 16],
     ) -> Result<(), AuthError> {
-        let done = chacha::x86_avx2_poly1305::open(&self.key, nonce, 1, data, &mut mac);
+        let done = self.stitched_batches(nonce, data, &mut mac, false);
         let rest = &mut data[done..];
         mac.update_padded(rest);
         self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);

@@ -10,7 +10,7 @@ pub mod chacha20_poly1305;
 
 use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
 
-use crate::dispatch::{self, ChaChaPolyImpl};
+use crate::dispatch::{self, ChaChaImpl, ChaChaPolyImpl};
 pub use chacha20_poly1305::ChaCha20Poly1305;
 
 /// Nonce length in bytes.
@@ -57,17 +57,22 @@ impl Aead {
     /// the algorithm.
     ///
     /// # Panics
-    /// If `imp` names a ChaCha kernel (or the stitched AVX2 code) this CPU
-    /// cannot run.
+    /// If `imp` names a ChaCha kernel (or stitched code) this CPU cannot
+    /// run.
     pub fn with_impl(algorithm: AeadAlgorithm, key: &[u8], imp: ChaChaPolyImpl) -> Option<Aead> {
         if algorithm == AeadAlgorithm::ChaCha20Poly1305 {
             let ours = match imp {
                 ChaChaPolyImpl::Ours(chacha) => {
                     Some(ChaCha20Poly1305::new(chacha, key.try_into().ok()?))
                 }
-                ChaChaPolyImpl::Avx2Stitched => {
-                    Some(ChaCha20Poly1305::new_stitched(key.try_into().ok()?))
-                }
+                ChaChaPolyImpl::Avx2Stitched => Some(ChaCha20Poly1305::new_stitched(
+                    ChaChaImpl::Avx2,
+                    key.try_into().ok()?,
+                )),
+                ChaChaPolyImpl::Ssse3Stitched => Some(ChaCha20Poly1305::new_stitched(
+                    ChaChaImpl::Ssse3,
+                    key.try_into().ok()?,
+                )),
                 ChaChaPolyImpl::AwsLc => None,
             };
             if let Some(ours) = ours {
@@ -163,7 +168,6 @@ impl Aead {
 mod tests {
     use super::*;
     use crate::chacha::{implementations, runnable};
-    use crate::dispatch::ChaChaImpl;
 
     /// Ours, on every ChaCha kernel this CPU runs, and AWS-LC open each
     /// other's messages, and the rows name what ran.
@@ -178,9 +182,7 @@ mod tests {
             .filter(|&&i| runnable(i))
             .map(|&i| ChaChaPolyImpl::Ours(i))
             .collect();
-        if chacha20_poly1305::stitched_runnable() {
-            imps.push(ChaChaPolyImpl::Avx2Stitched);
-        }
+        imps.extend(chacha20_poly1305::stitched_implementations());
         for imp in imps {
             let ours = Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, imp).unwrap();
             assert_eq!(ours.backend(), imp.name());

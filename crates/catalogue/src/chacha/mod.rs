@@ -137,6 +137,8 @@ mod x86_avx512;
 mod x86_sse2;
 #[cfg(target_arch = "x86_64")]
 mod x86_ssse3;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_ssse3_poly1305;
 
 /// Bytes per ChaCha block.
 pub const BLOCK: usize = 64;

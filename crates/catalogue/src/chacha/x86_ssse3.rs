@@ -8,7 +8,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 /// Blocks per batch.
-const N: usize = 4;
+pub(super) const N: usize = 4;
 
 #[inline]
 #[target_feature(enable = "ssse3")]
@@ -23,9 +23,9 @@ fn xor(a: __m128i, b: __m128i) -> __m128i {
 /// Byte-shuffle masks of the 16- and 8-bit rotations, read from memory by
 /// `pshufb` so that they take no register.
 #[repr(align(16))]
-struct Mask(#[allow(dead_code, reason = "read by asm! only")] [u8; 16]);
-static ROT16: Mask = Mask([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]);
-static ROT8: Mask = Mask([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]);
+pub(super) struct Mask(#[allow(dead_code, reason = "read by asm! only")] [u8; 16]);
+pub(super) static ROT16: Mask = Mask([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]);
+pub(super) static ROT8: Mask = Mask([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]);
 
 // One `pshufb` each, as `asm!` so that LLVM keeps them so (see the AVX2
 // backend).

@@ -6,19 +6,50 @@ use crate::chacha::tests::{Rng, backends};
 use aws_lc_rs::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
 use hex_literal::hex;
 
+/// The ChaCha kernels that have stitched code.
+const STITCHED: [ChaChaImpl; 2] = [ChaChaImpl::Avx2, ChaChaImpl::Ssse3];
+
+/// The stitched AEADs keyed with `key` that this CPU runs.
+fn every_stitched(key: &[u8; 32]) -> Vec<ChaCha20Poly1305> {
+    let mut out = Vec::new();
+    for imp in STITCHED {
+        if stitched_runnable(imp) {
+            out.push(ChaCha20Poly1305::new_stitched(imp, key));
+        } else {
+            println!("note: stitched ChaCha20-Poly1305 on {imp:?} not tested: not on this CPU");
+        }
+    }
+    out
+}
+
 /// The AEAD keyed with `key` on every backend this CPU runs: each ChaCha
-/// kernel with Poly1305 after it, and the stitched AVX2 code.
+/// kernel with Poly1305 after it, and the stitched AVX2 and SSSE3 code.
 fn every_aead(key: &[u8; 32]) -> Vec<ChaCha20Poly1305> {
     let mut out: Vec<_> = backends()
         .into_iter()
         .map(|imp| ChaCha20Poly1305::new(imp, key))
         .collect();
-    if stitched_runnable() {
-        out.push(ChaCha20Poly1305::new_stitched(key));
-    } else {
-        println!("note: stitched ChaCha20-Poly1305 not tested: this CPU lacks AVX2 or BMI2");
-    }
+    out.extend(every_stitched(key));
     out
+}
+
+#[test]
+fn stitched_implementations_are_named_and_listed() {
+    let key = [1u8; 32];
+    let listed = stitched_implementations();
+    for aead in every_stitched(&key) {
+        let imp = aead.implementation();
+        assert_eq!(imp, ChaChaPolyImpl::stitched(aead.imp()));
+        assert_eq!(
+            imp.name(),
+            format!("{}+poly1305-stitched", aead.imp().name())
+        );
+        assert!(listed.contains(&imp), "{imp:?}");
+    }
+    assert_eq!(listed.len(), every_stitched(&key).len());
+    for imp in [ChaChaImpl::Soft, ChaChaImpl::Sse2, ChaChaImpl::Avx512] {
+        assert!(!stitched_runnable(imp), "{imp:?}");
+    }
 }
 
 /// A vector of `n` bytes from `rng`.
@@ -248,43 +279,53 @@ fn equals_aws_lc_at_every_batch_and_block_edge() {
 }
 
 /// The stitched code on a tag that fails after it has decrypted: a flipped
-/// bit in the first, a middle and the last batch and in the tail, at lengths
-/// around the batch edges; the data comes back exactly as it was.
+/// bit in the first, a middle and the last batch (256 bytes for SSSE3, 512
+/// for AVX2) and in the tail, at lengths around the batch edges; the data
+/// comes back exactly as it was.
 #[test]
 fn stitched_open_restores_the_data_on_a_bad_tag() {
-    if !stitched_runnable() {
-        println!("note: stitched ChaCha20-Poly1305 not tested: this CPU lacks AVX2 or BMI2");
-        return;
-    }
     let mut rng = Rng(0xbad7_a9a9);
     let key: [u8; 32] = bytes(&mut rng, 32).try_into().unwrap();
-    let aead = ChaCha20Poly1305::new_stitched(&key);
-    for len in [
-        1,
-        511,
-        512,
-        513,
-        1023,
-        1024,
-        1040,
-        3 * 512 + 100,
-        CHUNK + 500,
-    ] {
-        let nonce: [u8; 12] = bytes(&mut rng, 12).try_into().unwrap();
-        let mut ct = bytes(&mut rng, len);
-        let tag = aead.seal(&nonce, b"aad", &mut ct);
-        for at in [0, len / 2, len - 1, len / 512 * 512, rng.below(len)] {
+    for aead in every_stitched(&key) {
+        let imp = aead.implementation();
+        for len in [
+            1,
+            255,
+            256,
+            257,
+            511,
+            512,
+            513,
+            1023,
+            1024,
+            1040,
+            3 * 512 + 100,
+            CHUNK + 500,
+        ] {
+            let nonce: [u8; 12] = bytes(&mut rng, 12).try_into().unwrap();
+            let mut ct = bytes(&mut rng, len);
+            let tag = aead.seal(&nonce, b"aad", &mut ct);
+            let ats = [
+                0,
+                len / 2,
+                len - 1,
+                len / 256 * 256,
+                len / 512 * 512,
+                rng.below(len),
+            ];
+            for at in ats {
+                let mut c = ct.clone();
+                c[at.min(len - 1)] ^= 0x10;
+                let tampered = c.clone();
+                assert_eq!(aead.open(&nonce, b"aad", &mut c, &tag), Err(AuthError));
+                assert!(c == tampered, "{imp:?} {len} at {at}: data changed");
+            }
             let mut c = ct.clone();
-            c[at.min(len - 1)] ^= 0x10;
-            let tampered = c.clone();
-            assert_eq!(aead.open(&nonce, b"aad", &mut c, &tag), Err(AuthError));
-            assert!(c == tampered, "{len} at {at}: data changed");
+            let mut t = tag;
+            t[15] ^= 1;
+            assert_eq!(aead.open(&nonce, b"aad", &mut c, &t), Err(AuthError));
+            assert!(c == ct, "{imp:?} {len}: bad tag: data changed");
         }
-        let mut c = ct.clone();
-        let mut t = tag;
-        t[15] ^= 1;
-        assert_eq!(aead.open(&nonce, b"aad", &mut c, &t), Err(AuthError));
-        assert!(c == ct, "{len}: bad tag: data changed");
     }
 }
 
