@@ -66,6 +66,8 @@
 use core::fmt;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
+#[cfg(target_arch = "x86_64")]
+use cipher::consts::U8;
 use cipher::consts::{U2, U16, U32};
 use cipher::{
     AlgorithmName, Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherDecrypt,
@@ -1036,7 +1038,9 @@ macro_rules! impl_backend {
 }
 
 impl_backend!(SoftBackend, U2);
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(target_arch = "x86_64")]
+impl_backend!(Simd128Backend, U8);
+#[cfg(target_arch = "aarch64")]
 impl_backend!(Simd128Backend, U16);
 #[cfg(target_arch = "x86_64")]
 impl_backend!(Avx2Backend, U16);
@@ -1054,7 +1058,7 @@ impl_backend!(Avx512Backend, U32);
 enum Kind {
     /// Portable code.
     Soft,
-    /// SSE2 or NEON, sixteen blocks at a time (baseline of the architecture).
+    /// SSE2 (eight blocks at a time) or NEON (sixteen); the architecture's baseline.
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     Simd128,
     /// AVX2; only constructed (by `detect` or `from_name`) after run-time
