@@ -389,6 +389,15 @@ where
 trait CbcEncryptOwn {
     /// CBC encryption of whole blocks; `iv` becomes the last ciphertext block.
     fn cbc_encrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]);
+    /// CBC decryption by a loop of the cipher's own, if it has one for the
+    /// backend in use (`false`: nothing done, use the generic mode).
+    fn cbc_decrypt_own(&self, _iv: &mut [u8; 16], _data: &mut [u8]) -> bool {
+        false
+    }
+    /// CTR by a loop of the cipher's own, as [`CbcEncryptOwn::cbc_decrypt_own`].
+    fn ctr_apply_own(&self, _counter: &mut [u8; 16], _data: &mut [u8]) -> bool {
+        false
+    }
 }
 
 impl CbcEncryptOwn for ciphers::twofish::Twofish {
@@ -401,10 +410,17 @@ impl CbcEncryptOwn for ciphers::Serpent {
     fn cbc_encrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]) {
         self.cbc_encrypt(iv, data)
     }
+    fn cbc_decrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]) -> bool {
+        self.cbc_decrypt_fused(iv, data)
+    }
+    fn ctr_apply_own(&self, counter: &mut [u8; 16], data: &mut [u8]) -> bool {
+        self.ctr_apply_fused(counter, data)
+    }
 }
 
 /// The generic modes, but CBC encryption by the cipher's own loop
-/// ([`CbcEncryptOwn`]): Twofish, Serpent.
+/// ([`CbcEncryptOwn`]): Twofish, Serpent; for Serpent also CBC decryption
+/// and CTR where its backend has fused loops.
 struct OwnCbcEncrypt<C>(Keyed<C>);
 
 impl<C> Overrides for OwnCbcEncrypt<C>
@@ -419,6 +435,16 @@ where
     }
     fn cbc_encrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
         self.0.modes.cipher().cbc_encrypt_own(block16(iv), data)
+    }
+    fn cbc_decrypt(&mut self, iv: &mut [u8], data: &mut [u8]) {
+        if !self.0.modes.cipher().cbc_decrypt_own(block16(iv), data) {
+            self.0.cbc_decrypt(iv, data)
+        }
+    }
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        if !self.0.modes.cipher().ctr_apply_own(block16(counter), data) {
+            self.0.ctr_apply(counter, data)
+        }
     }
 }
 

@@ -66,6 +66,8 @@
 use core::fmt;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
+#[cfg(target_arch = "x86_64")]
+use cipher::consts::U8;
 use cipher::consts::{U2, U16, U32};
 use cipher::{
     AlgorithmName, Block, BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherDecrypt,
@@ -898,6 +900,174 @@ mod avx2x;
 #[path = "serpent_avx512.rs"]
 mod avx512x;
 
+/// A multi-block word type of an x86-64 SIMD backend, which moves its
+/// [`X86Words::LANES`] blocks between block registers and words. The fused
+/// CBC decryption and CTR loops ([`cbc_decrypt_x86`], [`ctr_x86`]) are written
+/// once over it.
+#[cfg(target_arch = "x86_64")]
+trait X86Words: Word {
+    /// Blocks per word.
+    const LANES: usize;
+    /// `LANES` blocks (one per register) transposed into words.
+    fn from_blocks(b: &[core::arch::x86_64::__m128i]) -> [Self; 4];
+    /// Inverse of [`X86Words::from_blocks`].
+    fn to_blocks(x: [Self; 4], b: &mut [core::arch::x86_64::__m128i]);
+    /// A word whose lane `i` is `f(i)`.
+    fn from_fn(f: impl Fn(usize) -> u32) -> Self;
+}
+
+/// Unaligned 16-byte load (SSE2, the x86-64 baseline).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn ld16(b: &[u8; 16]) -> core::arch::x86_64::__m128i {
+    // SAFETY: `b` is 16 readable bytes; unaligned loads are allowed and SSE2
+    // is part of the x86-64 baseline.
+    unsafe { core::arch::x86_64::_mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+/// Unaligned 16-byte store of `v ^ m`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn st16_xor(b: &mut [u8; 16], v: core::arch::x86_64::__m128i, m: core::arch::x86_64::__m128i) {
+    use core::arch::x86_64::{_mm_storeu_si128, _mm_xor_si128};
+    // SAFETY: `b` is 16 writable bytes; unaligned stores are allowed and SSE2
+    // is part of the x86-64 baseline.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), _mm_xor_si128(v, m)) }
+}
+
+/// One step of [`cbc_decrypt_x86`]: `L` blocks of `g` decrypted in place,
+/// each XORed with the ciphertext before it (`prev` for the first, then
+/// the step's last ciphertext block). A function, not a closure: closures
+/// do not inherit the AVX2 target feature of the caller.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn cbc_step<W: X86Words, const L: usize>(
+    rk: &RoundKeys,
+    g: &mut [[u8; 16]],
+    prev: &mut core::arch::x86_64::__m128i,
+) {
+    let c: [_; L] = core::array::from_fn(|i| ld16(&g[i]));
+    let y = decrypt_words(rk, W::from_blocks(&c));
+    let mut p = c;
+    W::to_blocks(y, &mut p);
+    st16_xor(&mut g[0], p[0], *prev);
+    for i in 1..L {
+        st16_xor(&mut g[i], p[i], c[i - 1]);
+    }
+    *prev = c[L - 1];
+}
+
+/// CBC decryption of `L = W::LANES` blocks per step with the previous
+/// ciphertext XORed in registers as the blocks are stored (the generic
+/// batched mode copies the ciphertext aside and makes an extra pass).
+/// In place; `iv` becomes the last ciphertext block.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn cbc_decrypt_x86<W: X86Words, const L: usize>(
+    rk: &RoundKeys,
+    iv: &mut [u8; 16],
+    blocks: &mut [[u8; 16]],
+) {
+    const { assert!(W::LANES == L) };
+    let mut prev = ld16(iv);
+    let mut groups = blocks.chunks_exact_mut(L);
+    for g in &mut groups {
+        cbc_step::<W, L>(rk, g, &mut prev);
+    }
+    let tail = groups.into_remainder();
+    if let Some(last) = tail.last() {
+        // A short last group through a padded copy; the chaining value is
+        // its last real ciphertext block, not the padding's.
+        let n = tail.len();
+        let next = ld16(last);
+        let mut tmp = [[0u8; 16]; L];
+        tmp[..n].copy_from_slice(tail);
+        cbc_step::<W, L>(rk, &mut tmp, &mut prev);
+        tail.copy_from_slice(&tmp[..n]);
+        prev = next;
+    }
+    // SAFETY: `iv` is 16 writable bytes; SSE2 is the x86-64 baseline.
+    unsafe { core::arch::x86_64::_mm_storeu_si128(iv.as_mut_ptr().cast(), prev) };
+}
+
+/// The counter blocks `c .. c + L` (big-endian, as [`crate::modes`] counts)
+/// as words. Words 0 to 2 are the same in every lane unless the low 32 bits
+/// wrap inside the group, so they are splats and word 3 is built from
+/// scalars, without a transposition.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn counter_words<W: X86Words, const L: usize>(c: u128) -> [W; 4] {
+    let lo = c as u32;
+    if lo.checked_add(L as u32 - 1).is_some() {
+        [
+            W::splat(((c >> 96) as u32).swap_bytes()),
+            W::splat(((c >> 64) as u32).swap_bytes()),
+            W::splat(((c >> 32) as u32).swap_bytes()),
+            W::from_fn(|i| lo.wrapping_add(i as u32).swap_bytes()),
+        ]
+    } else {
+        let b: [core::arch::x86_64::__m128i; L] =
+            core::array::from_fn(|i| ld16(&c.wrapping_add(i as u128).to_be_bytes()));
+        W::from_blocks(&b)
+    }
+}
+
+/// The key stream blocks of counters `c .. c + L` (a function, not a
+/// closure, for the reason given at [`cbc_step`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn ctr_stream<W: X86Words, const L: usize>(
+    rk: &RoundKeys,
+    c: u128,
+) -> [core::arch::x86_64::__m128i; L] {
+    let y = encrypt_words(rk, counter_words::<W, L>(c));
+    let mut p = [ld16(&[0; 16]); L];
+    W::to_blocks(y, &mut p);
+    p
+}
+
+/// CTR mode: the key stream of counters `ctr, ctr + 1, ...` (a 128-bit
+/// big-endian counter that wraps) XORed into `data` as each group is
+/// stored, with the counters built in registers. A final partial block uses
+/// up a whole counter value, as [`crate::modes::BlockModes::ctr_apply`] does.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn ctr_x86<W: X86Words, const L: usize>(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
+    use core::arch::x86_64::__m128i;
+    const { assert!(W::LANES == L) };
+    let mut c = u128::from_be_bytes(*ctr);
+    let (groups, rest) = data.as_chunks_mut::<16>();
+    let mut groups = groups.chunks_exact_mut(L);
+    for g in &mut groups {
+        let p: [__m128i; L] = ctr_stream::<W, L>(rk, c);
+        for i in 0..L {
+            let d = ld16(&g[i]);
+            st16_xor(&mut g[i], p[i], d);
+        }
+        c = c.wrapping_add(L as u128);
+    }
+    let whole = groups.into_remainder();
+    let n = whole.len() + usize::from(!rest.is_empty());
+    if n > 0 {
+        let p = ctr_stream::<W, L>(rk, c);
+        let mut ks = [[0u8; 16]; L];
+        for i in 0..n {
+            st16_xor(&mut ks[i], p[i], ld16(&[0; 16]));
+        }
+        let ks = ks.as_flattened();
+        for (d, k) in whole
+            .as_flattened_mut()
+            .iter_mut()
+            .chain(rest.iter_mut())
+            .zip(ks)
+        {
+            *d ^= k;
+        }
+        c = c.wrapping_add(n as u128);
+    }
+    *ctr = c.to_be_bytes();
+}
+
 /// The name of the 128-bit vector backend on this architecture.
 #[cfg(target_arch = "x86_64")]
 const SIMD128: &str = "sse2";
@@ -1036,7 +1206,9 @@ macro_rules! impl_backend {
 }
 
 impl_backend!(SoftBackend, U2);
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(target_arch = "x86_64")]
+impl_backend!(Simd128Backend, U8);
+#[cfg(target_arch = "aarch64")]
 impl_backend!(Simd128Backend, U16);
 #[cfg(target_arch = "x86_64")]
 impl_backend!(Avx2Backend, U16);
@@ -1054,7 +1226,7 @@ impl_backend!(Avx512Backend, U32);
 enum Kind {
     /// Portable code.
     Soft,
-    /// SSE2 or NEON, sixteen blocks at a time (baseline of the architecture).
+    /// SSE2 (eight blocks at a time) or NEON (sixteen); the architecture's baseline.
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     Simd128,
     /// AVX2; only constructed (by `detect` or `from_name`) after run-time
@@ -1191,6 +1363,68 @@ impl Serpent {
             words_block(&c, block.into());
         }
         words_block(&c, iv.into());
+    }
+}
+
+impl Serpent {
+    /// CBC decryption of whole blocks in place with the previous ciphertext
+    /// XORed in registers, if this backend has such a loop (x86-64 SSE2 and
+    /// AVX2); returns `false`, leaving everything untouched, otherwise.
+    /// `iv` becomes the last ciphertext block.
+    ///
+    /// # Panics
+    ///
+    /// If `data` is not a whole number of blocks.
+    pub fn cbc_decrypt_fused(&self, iv: &mut [u8; 16], data: &mut [u8]) -> bool {
+        let (blocks, rest) = data.as_chunks_mut::<16>();
+        assert!(
+            rest.is_empty(),
+            "length must be a multiple of the block size"
+        );
+        match self.kind {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Simd128 => {
+                simd128::cbc_decrypt(&self.rk, iv, blocks);
+                true
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 => {
+                // SAFETY: `Kind::Avx2` is only constructed after checking
+                // that the CPU features in use include AVX2.
+                unsafe { avx2x::cbc_decrypt(&self.rk, iv, blocks) };
+                true
+            }
+            _ => {
+                let _ = (iv, blocks);
+                false
+            }
+        }
+    }
+
+    /// CTR mode in place (a 128-bit big-endian counter, advanced by the
+    /// blocks used; a final partial block uses up a whole counter value)
+    /// with the counters built in registers and the key stream XORed as it
+    /// is stored, if this backend has such a loop (x86-64 SSE2 and AVX2);
+    /// returns `false`, leaving everything untouched, otherwise.
+    pub fn ctr_apply_fused(&self, ctr: &mut [u8; 16], data: &mut [u8]) -> bool {
+        match self.kind {
+            #[cfg(target_arch = "x86_64")]
+            Kind::Simd128 => {
+                simd128::ctr(&self.rk, ctr, data);
+                true
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx2 => {
+                // SAFETY: `Kind::Avx2` is only constructed after checking
+                // that the CPU features in use include AVX2.
+                unsafe { avx2x::ctr(&self.rk, ctr, data) };
+                true
+            }
+            _ => {
+                let _ = (ctr, data);
+                false
+            }
+        }
     }
 }
 
@@ -1583,6 +1817,87 @@ mod tests {
     /// generic CBC of [`crate::modes::BlockModes`] over the `serpent` crate:
     /// random keys of 16 to 32 bytes, IVs and lengths (0 to 40 blocks), one
     /// call or split in two calls that must chain.
+    /// The fused CBC decryption and CTR loops against the reference crate
+    /// one block at a time: every backend that has them, lengths around the
+    /// group sizes, two chained calls (the IV and counter carried over),
+    /// counters whose low 32 bits or all 128 bits wrap inside a group.
+    #[test]
+    fn fused_cbc_decrypt_and_ctr_match_reference() {
+        let mut rng = XorShift(0x5E4F_3E2D_1C0B_0A99);
+        let mut fused_seen = 0;
+        for iter in 0..60 {
+            let mut key = [0u8; 32];
+            rng.fill(&mut key);
+            let reference = RefSerpent::new_from_slice(&key).unwrap();
+            let enc = |b: [u8; 16]| {
+                let mut blk = b.into();
+                BlockCipherEncrypt::encrypt_block(&reference, &mut blk);
+                <[u8; 16]>::from(blk)
+            };
+            let dec = |b: [u8; 16]| {
+                let mut blk = b.into();
+                BlockCipherDecrypt::decrypt_block(&reference, &mut blk);
+                <[u8; 16]>::from(blk)
+            };
+            let blocks = rng.below(70);
+            let split = rng.below(blocks + 1);
+            let mut data = vec![0u8; 16 * blocks];
+            rng.fill(&mut data);
+            let mut iv = [0u8; 16];
+            rng.fill(&mut iv);
+            let mut want = data.clone();
+            let mut prev = iv;
+            for (w, c) in want.chunks_exact_mut(16).zip(data.chunks_exact(16)) {
+                let p = dec(c.try_into().unwrap());
+                for k in 0..16 {
+                    w[k] = p[k] ^ prev[k];
+                }
+                prev = c.try_into().unwrap();
+            }
+            let mut ctr = [0u8; 16];
+            rng.fill(&mut ctr);
+            match iter % 4 {
+                0 => ctr[12..].copy_from_slice(&(u32::MAX - rng.below(20) as u32).to_be_bytes()),
+                1 => ctr = (u128::MAX - rng.below(20) as u128).to_be_bytes(),
+                _ => {}
+            }
+            let bytes = 16 * blocks + rng.below(16);
+            let mut ctr_data = vec![0u8; bytes];
+            rng.fill(&mut ctr_data);
+            let mut ctr_want = ctr_data.clone();
+            let c0 = u128::from_be_bytes(ctr);
+            for (i, chunk) in ctr_want.chunks_mut(16).enumerate() {
+                let ks = enc(c0.wrapping_add(i as u128).to_be_bytes());
+                for (d, k) in chunk.iter_mut().zip(ks) {
+                    *d ^= k;
+                }
+            }
+            let ctr_end = c0.wrapping_add(bytes.div_ceil(16) as u128).to_be_bytes();
+            let ctr_split = (16 * split).min(bytes);
+            for cipher in all_backends(&key) {
+                let mut got = data.clone();
+                let mut iv2 = iv;
+                let (a, b) = got.split_at_mut(16 * split);
+                if !cipher.cbc_decrypt_fused(&mut iv2, a) {
+                    assert_eq!((got, iv2), (data.clone(), iv), "{}", cipher.backend());
+                    continue;
+                }
+                fused_seen += 1;
+                assert!(cipher.cbc_decrypt_fused(&mut iv2, b));
+                assert_eq!(got, want, "cbc {} blocks {blocks}", cipher.backend());
+                assert_eq!(iv2, prev, "cbc iv {}", cipher.backend());
+                let mut got = ctr_data.clone();
+                let mut c = ctr;
+                let (a, b) = got.split_at_mut(ctr_split);
+                assert!(cipher.ctr_apply_fused(&mut c, a));
+                assert!(cipher.ctr_apply_fused(&mut c, b));
+                assert_eq!(got, ctr_want, "ctr {} bytes {bytes}", cipher.backend());
+                assert_eq!(c, ctr_end, "ctr counter {}", cipher.backend());
+            }
+        }
+        assert!(cfg!(not(target_arch = "x86_64")) || fused_seen > 0);
+    }
+
     #[test]
     fn cbc_encrypt_matches_generic_cbc() {
         crate::ciphers::test_support::check_cbc_encrypt(

@@ -195,3 +195,64 @@ pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf
         blocks.get_out().copy_from_slice(&tmp[..n]);
     }
 }
+
+impl super::X86Words for W {
+    const LANES: usize = LANES;
+    #[inline(always)]
+    fn from_blocks(b: &[__m128i]) -> [Self; 4] {
+        let zero = op::splat(0);
+        let mut x = [W([zero; NV]); 4];
+        for h in 0..NV {
+            let lo = transpose([b[8 * h], b[8 * h + 1], b[8 * h + 2], b[8 * h + 3]]);
+            let hi = transpose([b[8 * h + 4], b[8 * h + 5], b[8 * h + 6], b[8 * h + 7]]);
+            for j in 0..4 {
+                x[j].0[h] = avx2!(_mm256_set_m128i(hi[j], lo[j]));
+            }
+        }
+        x
+    }
+    #[inline(always)]
+    fn to_blocks(x: [Self; 4], b: &mut [__m128i]) {
+        for h in 0..NV {
+            let lo = transpose(core::array::from_fn(|j| {
+                avx2!(_mm256_castsi256_si128(x[j].0[h]))
+            }));
+            let hi = transpose(core::array::from_fn(|j| {
+                avx2!(_mm256_extracti128_si256::<1>(x[j].0[h]))
+            }));
+            b[8 * h..8 * h + 4].copy_from_slice(&lo);
+            b[8 * h + 4..8 * h + 8].copy_from_slice(&hi);
+        }
+    }
+    #[inline(always)]
+    fn from_fn(f: impl Fn(usize) -> u32) -> Self {
+        // Scalars through memory, and no intrinsic inside a closure (which
+        // would not inherit AVX2).
+        let v: [[u32; 8]; NV] = core::array::from_fn(|h| core::array::from_fn(|i| f(8 * h + i)));
+        let mut w = [op::splat(0); NV];
+        for h in 0..NV {
+            // SAFETY: `v[h]` is 32 readable bytes; unaligned loads are allowed.
+            w[h] = unsafe { _mm256_loadu_si256(v[h].as_ptr().cast()) };
+        }
+        W(w)
+    }
+}
+
+/// CBC decryption in place, [`LANES`] blocks per step (see
+/// [`super::cbc_decrypt_x86`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut [[u8; 16]]) {
+    super::cbc_decrypt_x86::<W, LANES>(rk, iv, blocks)
+}
+
+/// CTR mode in place (see [`super::ctr_x86`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn ctr(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
+    super::ctr_x86::<W, LANES>(rk, ctr, data)
+}
