@@ -31,6 +31,12 @@ pub(crate) type Block = cipher::Block<super::soft::Aes128>;
 pub(crate) trait Vector: Rows {
     /// Loads 16 bytes.
     fn load(bytes: &[u8; 16]) -> Self;
+    /// Loads 16 bytes known to be 16-byte aligned (round keys: x86 then
+    /// XORs them straight from memory).
+    #[inline(always)]
+    fn load_aligned(bytes: &Aligned) -> Self {
+        Self::load(&bytes.0)
+    }
     /// Stores 16 bytes.
     fn store(self, bytes: &mut [u8; 16]);
     /// Every byte equal to `b`.
@@ -183,32 +189,46 @@ fn store<V: Vector>(mut x: State<V>, out: &mut [Block], order: &'static [u8; 16]
     }
 }
 
+/// 16 bytes on a 16-byte boundary.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub(crate) struct Aligned(pub(crate) [u8; 16]);
+
+impl Zeroize for Aligned {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+/// One round key's eight bit planes.
+type KeyPlanes = [Aligned; 8];
+
 /// Round keys as bit planes in memory (one byte of 0x00 or 0xff per state
 /// position and plane), with SubBytes' constant 0x63 folded into rounds 1..
 /// (see `sub_bytes_no_nots` and `inv_sub_bytes_no_nots`).
 #[derive(Clone)]
 pub(crate) struct Schedule {
     /// Decryption's round keys.
-    rk: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    rk: [KeyPlanes; MAX_ROUND_KEYS],
     /// Encryption's: round `r` permuted by `SR^-r` (see [`FRAME_ROT1`]).
-    enc: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    enc: [KeyPlanes; MAX_ROUND_KEYS],
     /// Decryption's in frames: round `r` permuted by `SR^-f` (see [`dec_frame`]).
-    dec: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    dec: [KeyPlanes; MAX_ROUND_KEYS],
     rounds: usize,
 }
 
 impl Schedule {
     pub(crate) fn new(bytes: &ByteKeys, rounds: usize) -> Self {
         let mut s = Schedule {
-            rk: [[[0; 16]; 8]; MAX_ROUND_KEYS],
-            enc: [[[0; 16]; 8]; MAX_ROUND_KEYS],
-            dec: [[[0; 16]; 8]; MAX_ROUND_KEYS],
+            rk: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
+            enc: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
+            dec: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
             rounds,
         };
         for r in 0..=rounds {
             let fold = if r > 0 { 0x63 } else { 0 };
             for (i, plane) in s.rk[r].iter_mut().enumerate() {
-                for (j, out) in plane.iter_mut().enumerate() {
+                for (j, out) in plane.0.iter_mut().enumerate() {
                     let (row, col) = (j / 4, j % 4);
                     let bit = ((bytes[r][4 * col + row] ^ fold) >> i) & 1;
                     *out = 0u8.wrapping_sub(bit);
@@ -216,14 +236,14 @@ impl Schedule {
             }
             let frame = &SR_INV_POW[r % 4];
             for (enc, plain) in s.enc[r].iter_mut().zip(&s.rk[r]) {
-                for (e, &from) in enc.iter_mut().zip(frame) {
-                    *e = plain[usize::from(from)];
+                for (e, &from) in enc.0.iter_mut().zip(frame) {
+                    *e = plain.0[usize::from(from)];
                 }
             }
             let frame = &SR_INV_POW[dec_frame(rounds, r)];
             for (dec, plain) in s.dec[r].iter_mut().zip(&s.rk[r]) {
-                for (d, &from) in dec.iter_mut().zip(frame) {
-                    *d = plain[usize::from(from)];
+                for (d, &from) in dec.0.iter_mut().zip(frame) {
+                    *d = plain.0[usize::from(from)];
                 }
             }
         }
@@ -232,17 +252,17 @@ impl Schedule {
 
     #[inline(always)]
     fn round_key<V: Vector>(&self, r: usize) -> State<V> {
-        core::array::from_fn(|i| V::load(&self.rk[r][i]))
+        core::array::from_fn(|i| V::load_aligned(&self.rk[r][i]))
     }
 
     #[inline(always)]
     fn enc_key<V: Vector>(&self, r: usize) -> State<V> {
-        core::array::from_fn(|i| V::load(&self.enc[r][i]))
+        core::array::from_fn(|i| V::load_aligned(&self.enc[r][i]))
     }
 
     #[inline(always)]
     fn dec_key<V: Vector>(&self, r: usize) -> State<V> {
-        core::array::from_fn(|i| V::load(&self.dec[r][i]))
+        core::array::from_fn(|i| V::load_aligned(&self.dec[r][i]))
     }
 }
 

@@ -89,6 +89,11 @@ impl Vector for Sse {
         Sse(unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) })
     }
     #[inline(always)]
+    fn load_aligned(bytes: &simd128::Aligned) -> Self {
+        // SAFETY: `Aligned` is 16 readable bytes on a 16-byte boundary.
+        Sse(unsafe { _mm_load_si128(bytes.0.as_ptr().cast()) })
+    }
+    #[inline(always)]
     fn store(self, bytes: &mut [u8; 16]) {
         // SAFETY: `bytes` is 16 writable bytes; the store is unaligned.
         unsafe { _mm_storeu_si128(bytes.as_mut_ptr().cast(), self.0) }
