@@ -214,6 +214,8 @@ pub(crate) struct Schedule {
     enc: [KeyPlanes; MAX_ROUND_KEYS],
     /// Decryption's in frames: round `r` permuted by `SR^-f` (see [`dec_frame`]).
     dec: [KeyPlanes; MAX_ROUND_KEYS],
+    /// Round key 0 as row-major bytes.
+    key0_rows: Aligned,
     rounds: usize,
 }
 
@@ -223,6 +225,9 @@ impl Schedule {
             rk: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
             enc: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
             dec: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
+            key0_rows: Aligned(core::array::from_fn(|j| {
+                bytes[0][usize::from(TRANSPOSE[j])]
+            })),
             rounds,
         };
         for r in 0..=rounds {
@@ -271,6 +276,7 @@ impl Drop for Schedule {
         self.rk.zeroize();
         self.enc.zeroize();
         self.dec.zeroize();
+        self.key0_rows.zeroize();
     }
 }
 
@@ -304,10 +310,21 @@ pub(crate) fn encrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, 
 /// to store with.
 #[inline(always)]
 fn encrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'static [u8; 16] {
+    // Round key 0 is the same in frames (frame 0 is the identity).
+    add_round_key(x, &s.round_key(0));
+    encrypt_after_key0(s, x, frames)
+}
+
+/// [`encrypt_rounds`] on a state that has round key 0 added already.
+#[inline(always)]
+fn encrypt_after_key0<V: Vector>(
+    s: &Schedule,
+    x: &mut State<V>,
+    frames: bool,
+) -> &'static [u8; 16] {
     if !frames {
         return encrypt_plain(s, x);
     }
-    add_round_key(x, &s.enc_key(0));
     if V::CONST_FRAMES {
         // Four rounds a pass, frames 1, 2, 3, 0: each round's rotations are
         // constants the compiler sees (a `pshufd` where they move whole rows
@@ -355,7 +372,6 @@ fn enc_round<V: Vector, const F: usize>(s: &Schedule, x: &mut State<V>, r: usize
 /// The rounds of encryption (FIPS-197 §5.1) round by round.
 #[inline(always)]
 fn encrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16] {
-    add_round_key(x, &s.round_key(0));
     for r in 1..s.rounds {
         sub_bytes_no_nots(x);
         for v in x.iter_mut() {
@@ -437,6 +453,28 @@ pub(crate) const TO_ROWS: [u8; 16] = TRANSPOSE;
 pub(crate) fn encrypt_rows<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
     transpose_bits(&mut x);
     let order = encrypt_rounds(s, &mut x, V::FRAMES);
+    transpose_bits(&mut x);
+    for v in x.iter_mut() {
+        *v = v.permute(order);
+    }
+    x
+}
+
+/// Round key 0 as row-major bytes (see [`encrypt_keyed_planes`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn key0_rows<V: Vector>(s: &Schedule) -> V {
+    V::load_aligned(&s.key0_rows)
+}
+
+/// Encrypts eight blocks given as a bitsliced state (plane `i`, byte `j`,
+/// bit `b`: bit `i` of row-major byte `j` of block `b`) with round key 0
+/// already added; returns the blocks in FIPS-197 byte order. For CTR, whose
+/// counters can be bitsliced without the transposition of [`encrypt_rows`].
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn encrypt_keyed_planes<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
+    let order = encrypt_after_key0(s, &mut x, V::FRAMES);
     transpose_bits(&mut x);
     for v in x.iter_mut() {
         *v = v.permute(order);
