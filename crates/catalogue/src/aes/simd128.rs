@@ -37,6 +37,17 @@ pub(crate) trait Vector: Rows {
     fn load_aligned(bytes: &Aligned) -> Self {
         Self::load(&bytes.0)
     }
+    /// SubBytes without its NOTs ([`sub_bytes_no_nots`]); a backend may
+    /// run the same circuit its own way.
+    #[inline(always)]
+    fn sub_bytes(x: &mut State<Self>) {
+        sub_bytes_no_nots(x)
+    }
+    /// InvSubBytes without its NOTs ([`inv_sub_bytes_no_nots`]).
+    #[inline(always)]
+    fn inv_sub_bytes(x: &mut State<Self>) {
+        inv_sub_bytes_no_nots(x)
+    }
     /// Stores 16 bytes.
     fn store(self, bytes: &mut [u8; 16]);
     /// Every byte equal to `b`.
@@ -348,13 +359,13 @@ fn encrypt_after_key0<V: Vector>(
         }
     } else {
         for r in 1..s.rounds {
-            sub_bytes_no_nots(x);
+            V::sub_bytes(x);
             let (rot1, rot2) = (&FRAME_ROT1[r % 4], &FRAME_ROT2[r % 4]);
             mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
             add_round_key(x, &s.enc_key(r));
         }
     }
-    sub_bytes_no_nots(x);
+    V::sub_bytes(x);
     add_round_key(x, &s.enc_key(s.rounds));
     &STORE_FRAME[s.rounds % 4]
 }
@@ -363,7 +374,7 @@ fn encrypt_after_key0<V: Vector>(
 #[inline(always)]
 fn enc_round<V: Vector, const F: usize>(s: &Schedule, x: &mut State<V>, r: usize) {
     debug_assert_eq!(r % 4, F);
-    sub_bytes_no_nots(x);
+    V::sub_bytes(x);
     let (rot1, rot2) = (&FRAME_ROT1[F], &FRAME_ROT2[F]);
     mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
     add_round_key(x, &s.enc_key(r));
@@ -373,14 +384,14 @@ fn enc_round<V: Vector, const F: usize>(s: &Schedule, x: &mut State<V>, r: usize
 #[inline(always)]
 fn encrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16] {
     for r in 1..s.rounds {
-        sub_bytes_no_nots(x);
+        V::sub_bytes(x);
         for v in x.iter_mut() {
             *v = v.permute(&SHIFT_ROWS);
         }
         mix_columns(x);
         add_round_key(x, &s.round_key(r));
     }
-    sub_bytes_no_nots(x);
+    V::sub_bytes(x);
     for v in x.iter_mut() {
         *v = v.permute(&SHIFT_ROWS);
     }
@@ -410,13 +421,13 @@ fn decrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'
     let n = s.rounds;
     add_round_key(x, &s.dec_key(n));
     for r in (1..n).rev() {
-        inv_sub_bytes_no_nots(x);
+        V::inv_sub_bytes(x);
         add_round_key(x, &s.dec_key(r));
         let f = dec_frame(n, r);
         let (rot1, rot2) = (&FRAME_ROT1[f], &FRAME_ROT2[f]);
         inv_mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
     }
-    inv_sub_bytes_no_nots(x);
+    V::inv_sub_bytes(x);
     add_round_key(x, &s.dec_key(0));
     &STORE_FRAME[dec_frame(n, 0)]
 }
@@ -429,14 +440,14 @@ fn decrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16]
         for v in x.iter_mut() {
             *v = v.permute(&INV_SHIFT_ROWS);
         }
-        inv_sub_bytes_no_nots(x);
+        V::inv_sub_bytes(x);
         add_round_key(x, &s.round_key(r));
         inv_mix_columns(x);
     }
     for v in x.iter_mut() {
         *v = v.permute(&INV_SHIFT_ROWS);
     }
-    inv_sub_bytes_no_nots(x);
+    V::inv_sub_bytes(x);
     add_round_key(x, &s.round_key(0));
     &TRANSPOSE
 }

@@ -89,6 +89,18 @@ impl Vector for Sse {
         Sse(unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) })
     }
     #[inline(always)]
+    fn sub_bytes(x: &mut [Self; 8]) {
+        let mut v = x.map(|v| v.0);
+        super::x86_ssse3_sbox::sub_bytes(&mut v);
+        *x = v.map(Sse);
+    }
+    #[inline(always)]
+    fn inv_sub_bytes(x: &mut [Self; 8]) {
+        let mut v = x.map(|v| v.0);
+        super::x86_ssse3_sbox::inv_sub_bytes(&mut v);
+        *x = v.map(Sse);
+    }
+    #[inline(always)]
     fn load_aligned(bytes: &simd128::Aligned) -> Self {
         // SAFETY: `Aligned` is 16 readable bytes on a 16-byte boundary.
         Sse(unsafe { _mm_load_si128(bytes.0.as_ptr().cast()) })
