@@ -520,6 +520,7 @@ pub(crate) fn ssse3_aes_modes(key: &[u8]) -> Result<Box<dyn CipherModes>, Cipher
     fn ssse3_cbc<C>(key: &[u8]) -> Result<Box<dyn CipherModes>, CipherError>
     where
         C: crate::aes::x86_ssse3::CbcDecrypt
+            + crate::aes::x86_ssse3::Ctr
             + KeyInit
             + BlockCipherEncrypt
             + BlockCipherDecrypt
@@ -653,16 +654,26 @@ impl Overrides for AwsLcCbc {
     }
 }
 
-/// Our SSSE3 AES in the generic modes, but CBC decryption by its own loop
-/// ([`crate::aes::x86_ssse3::CbcDecrypt`]).
+/// Our SSSE3 AES in the generic modes, but CBC decryption and CTR by its
+/// own loops ([`crate::aes::x86_ssse3::CbcDecrypt`],
+/// [`crate::aes::x86_ssse3::Ctr`], the generic CTR for the tail).
 #[cfg(target_arch = "x86_64")]
 struct Ssse3Cbc<C>(Keyed<C>);
 
 #[cfg(target_arch = "x86_64")]
 impl<C> Overrides for Ssse3Cbc<C>
 where
-    C: crate::aes::x86_ssse3::CbcDecrypt + BlockCipherEncrypt + BlockCipherDecrypt + Send,
+    C: crate::aes::x86_ssse3::CbcDecrypt
+        + crate::aes::x86_ssse3::Ctr
+        + BlockCipherEncrypt
+        + BlockCipherDecrypt
+        + Send,
 {
+    fn ctr_apply(&mut self, counter: &mut [u8], data: &mut [u8]) {
+        let counter = block16(counter);
+        let done = self.0.modes.cipher().ctr_batches(counter, data);
+        self.0.modes.ctr_apply(counter, &mut data[done..])
+    }
     fn base(&mut self) -> &mut dyn CipherModes {
         &mut self.0
     }

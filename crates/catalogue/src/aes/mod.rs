@@ -38,6 +38,8 @@ pub(crate) mod simd128;
 pub mod soft;
 #[cfg(target_arch = "x86_64")]
 pub mod x86_ssse3;
+#[cfg(target_arch = "x86_64")]
+mod x86_ssse3_sbox;
 
 #[cfg(test)]
 pub(crate) mod tests_common;

@@ -31,6 +31,23 @@ pub(crate) type Block = cipher::Block<super::soft::Aes128>;
 pub(crate) trait Vector: Rows {
     /// Loads 16 bytes.
     fn load(bytes: &[u8; 16]) -> Self;
+    /// Loads 16 bytes known to be 16-byte aligned (round keys: x86 then
+    /// XORs them straight from memory).
+    #[inline(always)]
+    fn load_aligned(bytes: &Aligned) -> Self {
+        Self::load(&bytes.0)
+    }
+    /// SubBytes without its NOTs ([`sub_bytes_no_nots`]); a backend may
+    /// run the same circuit its own way.
+    #[inline(always)]
+    fn sub_bytes(x: &mut State<Self>) {
+        sub_bytes_no_nots(x)
+    }
+    /// InvSubBytes without its NOTs ([`inv_sub_bytes_no_nots`]).
+    #[inline(always)]
+    fn inv_sub_bytes(x: &mut State<Self>) {
+        inv_sub_bytes_no_nots(x)
+    }
     /// Stores 16 bytes.
     fn store(self, bytes: &mut [u8; 16]);
     /// Every byte equal to `b`.
@@ -183,32 +200,51 @@ fn store<V: Vector>(mut x: State<V>, out: &mut [Block], order: &'static [u8; 16]
     }
 }
 
+/// 16 bytes on a 16-byte boundary.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub(crate) struct Aligned(pub(crate) [u8; 16]);
+
+impl Zeroize for Aligned {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+/// One round key's eight bit planes.
+type KeyPlanes = [Aligned; 8];
+
 /// Round keys as bit planes in memory (one byte of 0x00 or 0xff per state
 /// position and plane), with SubBytes' constant 0x63 folded into rounds 1..
 /// (see `sub_bytes_no_nots` and `inv_sub_bytes_no_nots`).
 #[derive(Clone)]
 pub(crate) struct Schedule {
     /// Decryption's round keys.
-    rk: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    rk: [KeyPlanes; MAX_ROUND_KEYS],
     /// Encryption's: round `r` permuted by `SR^-r` (see [`FRAME_ROT1`]).
-    enc: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    enc: [KeyPlanes; MAX_ROUND_KEYS],
     /// Decryption's in frames: round `r` permuted by `SR^-f` (see [`dec_frame`]).
-    dec: [[[u8; 16]; 8]; MAX_ROUND_KEYS],
+    dec: [KeyPlanes; MAX_ROUND_KEYS],
+    /// Round key 0 as row-major bytes.
+    key0_rows: Aligned,
     rounds: usize,
 }
 
 impl Schedule {
     pub(crate) fn new(bytes: &ByteKeys, rounds: usize) -> Self {
         let mut s = Schedule {
-            rk: [[[0; 16]; 8]; MAX_ROUND_KEYS],
-            enc: [[[0; 16]; 8]; MAX_ROUND_KEYS],
-            dec: [[[0; 16]; 8]; MAX_ROUND_KEYS],
+            rk: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
+            enc: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
+            dec: [[Aligned::default(); 8]; MAX_ROUND_KEYS],
+            key0_rows: Aligned(core::array::from_fn(|j| {
+                bytes[0][usize::from(TRANSPOSE[j])]
+            })),
             rounds,
         };
         for r in 0..=rounds {
             let fold = if r > 0 { 0x63 } else { 0 };
             for (i, plane) in s.rk[r].iter_mut().enumerate() {
-                for (j, out) in plane.iter_mut().enumerate() {
+                for (j, out) in plane.0.iter_mut().enumerate() {
                     let (row, col) = (j / 4, j % 4);
                     let bit = ((bytes[r][4 * col + row] ^ fold) >> i) & 1;
                     *out = 0u8.wrapping_sub(bit);
@@ -216,14 +252,14 @@ impl Schedule {
             }
             let frame = &SR_INV_POW[r % 4];
             for (enc, plain) in s.enc[r].iter_mut().zip(&s.rk[r]) {
-                for (e, &from) in enc.iter_mut().zip(frame) {
-                    *e = plain[usize::from(from)];
+                for (e, &from) in enc.0.iter_mut().zip(frame) {
+                    *e = plain.0[usize::from(from)];
                 }
             }
             let frame = &SR_INV_POW[dec_frame(rounds, r)];
             for (dec, plain) in s.dec[r].iter_mut().zip(&s.rk[r]) {
-                for (d, &from) in dec.iter_mut().zip(frame) {
-                    *d = plain[usize::from(from)];
+                for (d, &from) in dec.0.iter_mut().zip(frame) {
+                    *d = plain.0[usize::from(from)];
                 }
             }
         }
@@ -232,17 +268,17 @@ impl Schedule {
 
     #[inline(always)]
     fn round_key<V: Vector>(&self, r: usize) -> State<V> {
-        core::array::from_fn(|i| V::load(&self.rk[r][i]))
+        core::array::from_fn(|i| V::load_aligned(&self.rk[r][i]))
     }
 
     #[inline(always)]
     fn enc_key<V: Vector>(&self, r: usize) -> State<V> {
-        core::array::from_fn(|i| V::load(&self.enc[r][i]))
+        core::array::from_fn(|i| V::load_aligned(&self.enc[r][i]))
     }
 
     #[inline(always)]
     fn dec_key<V: Vector>(&self, r: usize) -> State<V> {
-        core::array::from_fn(|i| V::load(&self.dec[r][i]))
+        core::array::from_fn(|i| V::load_aligned(&self.dec[r][i]))
     }
 }
 
@@ -251,6 +287,7 @@ impl Drop for Schedule {
         self.rk.zeroize();
         self.enc.zeroize();
         self.dec.zeroize();
+        self.key0_rows.zeroize();
     }
 }
 
@@ -284,10 +321,21 @@ pub(crate) fn encrypt_as<V: Vector>(s: &Schedule, buf: InOutBuf<'_, '_, Block>, 
 /// to store with.
 #[inline(always)]
 fn encrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'static [u8; 16] {
+    // Round key 0 is the same in frames (frame 0 is the identity).
+    add_round_key(x, &s.round_key(0));
+    encrypt_after_key0(s, x, frames)
+}
+
+/// [`encrypt_rounds`] on a state that has round key 0 added already.
+#[inline(always)]
+fn encrypt_after_key0<V: Vector>(
+    s: &Schedule,
+    x: &mut State<V>,
+    frames: bool,
+) -> &'static [u8; 16] {
     if !frames {
         return encrypt_plain(s, x);
     }
-    add_round_key(x, &s.enc_key(0));
     if V::CONST_FRAMES {
         // Four rounds a pass, frames 1, 2, 3, 0: each round's rotations are
         // constants the compiler sees (a `pshufd` where they move whole rows
@@ -311,13 +359,13 @@ fn encrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'
         }
     } else {
         for r in 1..s.rounds {
-            sub_bytes_no_nots(x);
+            V::sub_bytes(x);
             let (rot1, rot2) = (&FRAME_ROT1[r % 4], &FRAME_ROT2[r % 4]);
             mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
             add_round_key(x, &s.enc_key(r));
         }
     }
-    sub_bytes_no_nots(x);
+    V::sub_bytes(x);
     add_round_key(x, &s.enc_key(s.rounds));
     &STORE_FRAME[s.rounds % 4]
 }
@@ -326,7 +374,7 @@ fn encrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'
 #[inline(always)]
 fn enc_round<V: Vector, const F: usize>(s: &Schedule, x: &mut State<V>, r: usize) {
     debug_assert_eq!(r % 4, F);
-    sub_bytes_no_nots(x);
+    V::sub_bytes(x);
     let (rot1, rot2) = (&FRAME_ROT1[F], &FRAME_ROT2[F]);
     mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
     add_round_key(x, &s.enc_key(r));
@@ -335,16 +383,15 @@ fn enc_round<V: Vector, const F: usize>(s: &Schedule, x: &mut State<V>, r: usize
 /// The rounds of encryption (FIPS-197 §5.1) round by round.
 #[inline(always)]
 fn encrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16] {
-    add_round_key(x, &s.round_key(0));
     for r in 1..s.rounds {
-        sub_bytes_no_nots(x);
+        V::sub_bytes(x);
         for v in x.iter_mut() {
             *v = v.permute(&SHIFT_ROWS);
         }
         mix_columns(x);
         add_round_key(x, &s.round_key(r));
     }
-    sub_bytes_no_nots(x);
+    V::sub_bytes(x);
     for v in x.iter_mut() {
         *v = v.permute(&SHIFT_ROWS);
     }
@@ -374,13 +421,13 @@ fn decrypt_rounds<V: Vector>(s: &Schedule, x: &mut State<V>, frames: bool) -> &'
     let n = s.rounds;
     add_round_key(x, &s.dec_key(n));
     for r in (1..n).rev() {
-        inv_sub_bytes_no_nots(x);
+        V::inv_sub_bytes(x);
         add_round_key(x, &s.dec_key(r));
         let f = dec_frame(n, r);
         let (rot1, rot2) = (&FRAME_ROT1[f], &FRAME_ROT2[f]);
         inv_mix_columns_by(x, |v: V| v.permute(rot1), |v: V| v.permute(rot2));
     }
-    inv_sub_bytes_no_nots(x);
+    V::inv_sub_bytes(x);
     add_round_key(x, &s.dec_key(0));
     &STORE_FRAME[dec_frame(n, 0)]
 }
@@ -393,14 +440,14 @@ fn decrypt_plain<V: Vector>(s: &Schedule, x: &mut State<V>) -> &'static [u8; 16]
         for v in x.iter_mut() {
             *v = v.permute(&INV_SHIFT_ROWS);
         }
-        inv_sub_bytes_no_nots(x);
+        V::inv_sub_bytes(x);
         add_round_key(x, &s.round_key(r));
         inv_mix_columns(x);
     }
     for v in x.iter_mut() {
         *v = v.permute(&INV_SHIFT_ROWS);
     }
-    inv_sub_bytes_no_nots(x);
+    V::inv_sub_bytes(x);
     add_round_key(x, &s.round_key(0));
     &TRANSPOSE
 }
@@ -417,6 +464,28 @@ pub(crate) const TO_ROWS: [u8; 16] = TRANSPOSE;
 pub(crate) fn encrypt_rows<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
     transpose_bits(&mut x);
     let order = encrypt_rounds(s, &mut x, V::FRAMES);
+    transpose_bits(&mut x);
+    for v in x.iter_mut() {
+        *v = v.permute(order);
+    }
+    x
+}
+
+/// Round key 0 as row-major bytes (see [`encrypt_keyed_planes`]).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn key0_rows<V: Vector>(s: &Schedule) -> V {
+    V::load_aligned(&s.key0_rows)
+}
+
+/// Encrypts eight blocks given as a bitsliced state (plane `i`, byte `j`,
+/// bit `b`: bit `i` of row-major byte `j` of block `b`) with round key 0
+/// already added; returns the blocks in FIPS-197 byte order. For CTR, whose
+/// counters can be bitsliced without the transposition of [`encrypt_rows`].
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn encrypt_keyed_planes<V: Vector>(s: &Schedule, mut x: State<V>) -> State<V> {
+    let order = encrypt_after_key0(s, &mut x, V::FRAMES);
     transpose_bits(&mut x);
     for v in x.iter_mut() {
         *v = v.permute(order);
