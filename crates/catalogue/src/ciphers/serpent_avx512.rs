@@ -10,6 +10,7 @@
 use core::arch::x86_64::*;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
+use super::simd128::transpose;
 use super::{Blk, RoundKeys, Word, decrypt_words, encrypt_words};
 use cipher::InOutBuf;
 
@@ -106,27 +107,6 @@ impl Word for W {
     fn shl<const R: u32>(self) -> Self {
         W(self.0.map(|a| op::shl(a, R)))
     }
-}
-
-/// 4x4 transpose of four blocks into words (or back: it is its own inverse).
-#[inline(always)]
-fn transpose(b: [__m128i; 4]) -> [__m128i; 4] {
-    avx512!({
-        let (t0, t1) = (
-            _mm_unpacklo_epi32(b[0], b[1]),
-            _mm_unpacklo_epi32(b[2], b[3]),
-        );
-        let (t2, t3) = (
-            _mm_unpackhi_epi32(b[0], b[1]),
-            _mm_unpackhi_epi32(b[2], b[3]),
-        );
-        [
-            _mm_unpacklo_epi64(t0, t1),
-            _mm_unpackhi_epi64(t0, t1),
-            _mm_unpacklo_epi64(t2, t3),
-            _mm_unpackhi_epi64(t2, t3),
-        ]
-    })
 }
 
 /// Blocks `16h .. 16h + 16` of `b` into `x[j].0[h]`.

@@ -273,10 +273,11 @@ pub(super) fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf<'_, '_
     }
 }
 
-/// 4x4 transpose of four blocks into words (or back: it is its own inverse).
+/// 4x4 transpose of four blocks into words (or back: it is its own inverse);
+/// the AVX2 and AVX-512 kernels load their 128-bit lanes with it too.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn transpose(b: [V; 4]) -> [V; 4] {
+pub(super) fn transpose(b: [V; 4]) -> [V; 4] {
     base!({
         let (t0, t1) = (
             _mm_unpacklo_epi32(b[0], b[1]),
