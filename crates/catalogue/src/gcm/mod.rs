@@ -4,8 +4,10 @@
 //! carry-less multiplies, the products of 8 or 16 blocks summed before one
 //! reduction. One backend per instruction set: [`aarch64_pmull`] (PMULL, a
 //! Raspberry Pi 5), [`x86_vpclmul`] (VPCLMULQDQ on 256-bit registers, the
-//! Zen 3 kind of x86 without AVX-512) and [`x86_pclmul`] (PCLMULQDQ on
-//! 128-bit registers, x86 with AES-NI but no VAES);
+//! Zen 3 kind of x86 without AVX-512), [`x86_pclmul`] (PCLMULQDQ on
+//! 128-bit registers, x86 with AES-NI but no VAES) and [`x86_pshufb`] (no
+//! carry-less multiply: constant-time 4-bit tables looked up with PSHUFB,
+//! under the portable tier's bitsliced AES);
 //! [`crate::dispatch::aes_gcm`] decides, AWS-LC runs everywhere else.
 //!
 //! The data is processed in chunks that stay in L1 between the CTR pass and
