@@ -164,7 +164,8 @@ impl GhashKey {
         }
         #[cfg(target_arch = "x86_64")]
         let tables = match imp {
-            GhashImpl::Pshufb => powers[12..]
+            // H^1..H^BATCH (`powers` runs from H^16 down to H^1).
+            GhashImpl::Pshufb => powers[16 - x86_pshufb::BATCH..]
                 .iter()
                 .rev()
                 .map(|&p| x86_pshufb::table(p))
