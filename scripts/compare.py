@@ -33,7 +33,8 @@ prints it), libgcrypt through gcry_control(GCRYCTL_DISABLE_HWF) (gcrypt_bench
 it lacks is skipped with a note. Without either, the CPU runs unmasked.
 Cycles per byte use --cpu-mhz, or the "cpu MHz" /proc/cpuinfo reports.
 
-With --runs N every figure is the best of N measurements. The tables go to
+With --runs N every figure is the best of N measurements, the sides of a row
+measured in turn N times (ours, OpenSSL, libgcrypt, ours, ...). The tables go to
 stdout (progress to stderr), and to a Markdown file with --markdown FILE.
 --strict exits with status 1 when any row is BELOW its target.
 
@@ -353,11 +354,10 @@ def best_pair(pairs):
 
 
 class OpenSSL:
-    """`openssl speed` per row, each EVP name measured once."""
+    """`openssl speed` per row, one measurement per call."""
 
-    def __init__(self, seconds, runs):
-        self.seconds, self.runs, self.cache = seconds, runs, {}
-        self.tier = TIER.name
+    def __init__(self, seconds):
+        self.seconds = seconds
         self.version = None
         if shutil.which("openssl"):
             self.version = run(["openssl", "version"], check=False).stdout.strip()
@@ -370,14 +370,8 @@ class OpenSSL:
         if not name or not self.version:
             return None
         evp = name.rstrip("*")
-        if self.tier != TIER.name:
-            self.cache, self.tier = {}, TIER.name
-        if evp not in self.cache:
-            self.cache[evp] = best_pair([
-                (openssl_speed(evp, self.seconds, False), openssl_speed(evp, self.seconds, True))
-                for _ in range(self.runs)
-            ])
-        enc, dec = self.cache[evp]
+        enc = openssl_speed(evp, self.seconds, False)
+        dec = openssl_speed(evp, self.seconds, True)
         if enc is None and dec is None:
             return None
         return (enc, dec, name)
@@ -390,8 +384,8 @@ class OpenSSL:
 class Gcrypt:
     """scripts/gcrypt_bench.c per row."""
 
-    def __init__(self, seconds, runs):
-        self.seconds, self.runs = seconds, runs
+    def __init__(self, seconds):
+        self.seconds = seconds
         self.binary, self.version, self.have = build_gcrypt(), None, set()
         if self.binary:
             for line in run([str(self.binary), "--list"]).stdout.splitlines():
@@ -399,27 +393,25 @@ class Gcrypt:
                 self.have.add((label, int(bits)))
 
     def row(self, row):
-        """(enc, dec) for a row, or None."""
+        """(enc, dec) of one measurement of a row, or None."""
         if row not in self.have:
             return None
-        pairs = []
-        for _ in range(self.runs):
-            cmd = [str(self.binary), "-t", f"{self.seconds:g}"]
-            if TIER.gcrypt_hide:
-                cmd += ["--disable-hwf", ",".join(TIER.gcrypt_hide)]
-            p = run(cmd + [row_name(row)], check=False)
-            if p.returncode != 0:
-                log(f"gcrypt_bench {row_name(row)} failed:\n" + p.stderr[-2000:])
+        cmd = [str(self.binary), "-t", f"{self.seconds:g}"]
+        if TIER.gcrypt_hide:
+            cmd += ["--disable-hwf", ",".join(TIER.gcrypt_hide)]
+        p = run(cmd + [row_name(row)], check=False)
+        if p.returncode != 0:
+            log(f"gcrypt_bench {row_name(row)} failed:\n" + p.stderr[-2000:])
+            return None
+        for line in p.stdout.splitlines():
+            if line.startswith("# libgcrypt"):
+                self.version = line[2:].split(";")[0]
+            if line.startswith("#") or not line.strip():
                 continue
-            for line in p.stdout.splitlines():
-                if line.startswith("# libgcrypt"):
-                    self.version = line[2:].split(";")[0]
-                if line.startswith("#") or not line.strip():
-                    continue
-                f = line.split()
-                if (f[0], int(f[1])) == row:
-                    pairs.append((float(f[2]), float(f[3])))
-        return best_pair(pairs) if pairs else None
+            f = line.split()
+            if (f[0], int(f[1])) == row:
+                return (float(f[2]), float(f[3]))
+        return None
 
 
 # ----------------------------------------------------------------------------
@@ -763,19 +755,30 @@ def measure(args, rows, threads_rows, specs, mhz):
     ours, ossl, gcry, crates = {}, {}, {}, {}
     ossl_version = gcry_version = None
     if not args.threads_only:
-        openssl = None if args.no_openssl else OpenSSL(ossl_seconds, args.runs)
-        gcrypt = None if args.no_gcrypt else Gcrypt(seconds, args.runs)
-        # Row by row, ours next to its references, so that the load of the
-        # (shared) machine at a given moment falls on all sides of a row.
+        openssl = None if args.no_openssl else OpenSSL(ossl_seconds)
+        gcrypt = None if args.no_gcrypt else Gcrypt(seconds)
+        # Row by row, and within a row the sides in turn (ours, OpenSSL,
+        # libgcrypt, --runs times), so that a slow moment of the (shared)
+        # machine, which lasts seconds, does not fall on one side only.
         for i, row in enumerate(rows, 1):
             log(f"[{i}/{len(rows)}] {row_name(row)}")
-            ours.update(bench_ours([row], specs, seconds, args.runs))
-            got = openssl.row(row) if openssl else None
-            if got:
-                ossl[row] = got
-            got = gcrypt.row(row) if gcrypt else None
-            if got:
-                gcry[row] = got
+            mine, theirs, gcrys = [], [], []
+            for _ in range(args.runs):
+                got = bench_ours([row], specs, seconds, 1).get(row)
+                if got:
+                    mine.append(got)
+                got = openssl.row(row) if openssl else None
+                if got:
+                    theirs.append(got)
+                got = gcrypt.row(row) if gcrypt else None
+                if got:
+                    gcrys.append(got)
+            if mine:
+                ours[row] = (*best_pair(mine), mine[-1][2])
+            if theirs:
+                ossl[row] = (*best_pair(theirs), theirs[-1][2])
+            if gcrys:
+                gcry[row] = best_pair(gcrys)
         ossl_version = openssl.version if openssl else None
         gcry_version = gcrypt.version if gcrypt else None
         if args.crates != "none":
