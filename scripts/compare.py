@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Compare `clustercrypt bench` with OpenSSL, libgcrypt and the RustCrypto crates.
 
-The target: every row at least 1.0x the faster of OpenSSL (`openssl speed
--evp`) and libgcrypt where either has the cipher, under the same CPU mask, and at least as fast as the
-best Rust crate otherwise. Our own code (block-cipher modes, Twofish, XTEA,
+The target: every row at least 1.0x the faster of OpenSSL (EVP) and libgcrypt
+where either has the cipher, under the same CPU mask, and at least as fast as
+the best Rust crate otherwise. Our own code (block-cipher modes, Twofish, XTEA,
 Serpent) must also beat the RustCrypto compositions it replaces.
 
 What runs, on one thread unless said otherwise, row by row so that a busy
@@ -12,10 +12,12 @@ moment of the (shared) machine falls on all sides of a row alike:
                --no-kdf --format json (1 MiB buffer, 64 KiB requests with an
                IV each, >= --time s per direction, MiB = 2^20 bytes); built
                with `cargo build --release` first unless --no-build.
-  * OpenSSL:   openssl speed -elapsed -evp NAME -bytes 1048576 -seconds N, and
-               again with -decrypt (OpenSSL 3); its 1000-byte "k" figures are
-               converted to MiB/s. Whole seconds only: N = max(1, round(--time)).
-               OpenSSL processes the 1 MiB buffer as one request per call.
+  * OpenSSL:   scripts/evp_bench.c (EVP, built into target/compare/ when
+               libssl-dev is there) measures exactly like ours, the AEADs'
+               tags made and verified. Without it, openssl speed -elapsed -evp
+               NAME -bytes 1048576 -seconds N, and again with -decrypt: whole
+               seconds only (N = max(1, round(--time))), one 1 MiB request per
+               call, its 1000-byte "k" figures converted to MiB/s.
   * libgcrypt: scripts/gcrypt_bench.c, built into target/compare/, measures
                exactly like ours.
   * crates:    crates/catalogue/examples/versus_crates.rs: ours and the
@@ -67,6 +69,8 @@ WORK = ROOT / "target" / "compare"
 CLI = ROOT / "target" / "release" / "clustercrypt"
 GCRYPT_SRC = ROOT / "scripts" / "gcrypt_bench.c"
 GCRYPT_BIN = WORK / "gcrypt_bench"
+EVP_SRC = ROOT / "scripts" / "evp_bench.c"
+EVP_BIN = WORK / "evp_bench"
 MIB = 1048576.0
 
 LIBRARY_TARGET = 1.0  # ours / max(OpenSSL, libgcrypt), same CPU mask
@@ -242,20 +246,25 @@ def build_cli(args):
             sys.exit("compare.py: cargo build failed:\n" + p.stdout[-4000:])
 
 
-def build_gcrypt():
-    """Builds scripts/gcrypt_bench.c; returns the binary or None."""
+def build_c(src, binary, libs, missing):
+    """Builds one of the C measuring programs; returns the binary or None."""
     WORK.mkdir(parents=True, exist_ok=True)
-    if GCRYPT_BIN.exists() and GCRYPT_BIN.stat().st_mtime >= GCRYPT_SRC.stat().st_mtime:
-        return GCRYPT_BIN
+    if binary.exists() and binary.stat().st_mtime >= src.stat().st_mtime:
+        return binary
     cc = os.environ.get("CC", "cc")
-    cmd = [cc, "-O2", str(GCRYPT_SRC), "-lgcrypt", "-o", str(GCRYPT_BIN)]
+    cmd = [cc, "-O2", str(src), *libs, "-o", str(binary)]
     log(" ".join(cmd))
     p = subprocess.run(cmd, text=True, capture_output=True)
     if p.returncode != 0:
-        log("cannot build the libgcrypt program (is libgcrypt20-dev installed?); "
-            "no libgcrypt column:\n" + p.stderr[-2000:])
+        log(f"cannot build {src.name} ({missing}):\n" + p.stderr[-2000:])
         return None
-    return GCRYPT_BIN
+    return binary
+
+
+def build_gcrypt():
+    """Builds scripts/gcrypt_bench.c; returns the binary or None."""
+    return build_c(GCRYPT_SRC, GCRYPT_BIN, ["-lgcrypt"],
+                   "is libgcrypt20-dev installed?; no libgcrypt column")
 
 
 # ----------------------------------------------------------------------------
@@ -354,15 +363,28 @@ def best_pair(pairs):
 
 
 class OpenSSL:
-    """`openssl speed` per row, one measurement per call."""
+    """OpenSSL per row, one measurement per call: scripts/evp_bench.c, which
+    measures like ours and gcrypt_bench (64 KiB requests with an IV each, the
+    AEADs' tags made and verified), or, when it cannot be built (no
+    libssl-dev), `openssl speed` (whole seconds, one 1 MiB request per call)."""
 
     def __init__(self, seconds):
         self.seconds = seconds
         self.version = None
+        self.binary = None
         if shutil.which("openssl"):
             self.version = run(["openssl", "version"], check=False).stdout.strip()
+            self.binary = build_c(EVP_SRC, EVP_BIN, ["-lcrypto"],
+                                  "is libssl-dev installed?; measuring with openssl speed")
         else:
             log("openssl not found; no OpenSSL column")
+
+    def method(self):
+        """How the OpenSSL column is measured, for the table's header."""
+        if self.binary:
+            return f"OpenSSL: scripts/evp_bench.c, the same method, >= {self.seconds:g} s"
+        return (f"OpenSSL: openssl speed -seconds {max(1, round(self.seconds))}, "
+                "one 1 MiB request per call, -elapsed")
 
     def row(self, row):
         """(enc, dec, name) for a row, or None."""
@@ -370,8 +392,18 @@ class OpenSSL:
         if not name or not self.version:
             return None
         evp = name.rstrip("*")
-        enc = openssl_speed(evp, self.seconds, False)
-        dec = openssl_speed(evp, self.seconds, True)
+        if self.binary:
+            p = run([str(self.binary), "-t", f"{self.seconds:g}", evp], check=False,
+                    env=TIER.openssl_env())
+            f = p.stdout.split()
+            if p.returncode != 0 or len(f) != 3:
+                log(f"evp_bench {evp} failed:\n{p.stderr[-2000:]}")
+                return None
+            enc, dec = float(f[1]), float(f[2])
+        else:
+            secs = max(1, round(self.seconds))
+            enc = openssl_speed(evp, secs, False)
+            dec = openssl_speed(evp, secs, True)
         if enc is None and dec is None:
             return None
         return (enc, dec, name)
@@ -669,7 +701,6 @@ def parse_args():
 def main():
     args = parse_args()
     seconds = args.time
-    ossl_seconds = max(1, round(seconds))
     build_cli(args)
     cat = catalogue()
     specs = {(r["label"], r["bits"]): r["spec"] for r in cat}
@@ -751,11 +782,10 @@ def cpu_mhz():
 def measure(args, rows, threads_rows, specs, mhz):
     """Measures every side at the current TIER: (header lines, sections, rows below)."""
     seconds = args.time
-    ossl_seconds = max(1, round(seconds))
     ours, ossl, gcry, crates = {}, {}, {}, {}
-    ossl_version = gcry_version = None
+    ossl_version = gcry_version = ossl_method = None
     if not args.threads_only:
-        openssl = None if args.no_openssl else OpenSSL(ossl_seconds)
+        openssl = None if args.no_openssl else OpenSSL(seconds)
         gcrypt = None if args.no_gcrypt else Gcrypt(seconds)
         # Row by row, and within a row the sides in turn (ours, OpenSSL,
         # libgcrypt, --runs times), so that a slow moment of the (shared)
@@ -780,6 +810,7 @@ def measure(args, rows, threads_rows, specs, mhz):
             if gcrys:
                 gcry[row] = best_pair(gcrys)
         ossl_version = openssl.version if openssl else None
+        ossl_method = openssl.method() if openssl and openssl.version else None
         gcry_version = gcrypt.version if gcrypt else None
         if args.crates != "none":
             if args.crates == "all":
@@ -802,8 +833,8 @@ def measure(args, rows, threads_rows, specs, mhz):
         f"clustercrypt comparison, {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}, "
         f"{machine or platform.machine()}, {os.cpu_count()} CPUs",
         f"method: 1 MiB buffer, 64 KiB requests with an IV each, >= {seconds:g} s per direction "
-        f"(OpenSSL: -seconds {ossl_seconds}, one 1 MiB request per call, -elapsed), "
-        f"MiB/s = 2^20 bytes/s, one thread, best of {args.runs} run(s)",
+        + (f"({ossl_method}), " if ossl_method else "")
+        + f"MiB/s = 2^20 bytes/s, one thread, best of {args.runs} run(s)",
         f"references: {ossl_version or 'OpenSSL: not run'}; {gcry_version or 'libgcrypt: not run'}",
         f"tier: {TIER.name or 'unmasked'}"
         + (f" (ours: CLUSTERCRYPT_DISABLE_HWF={TIER.mask or '(empty)'}; OpenSSL: "
