@@ -33,14 +33,18 @@
 //!   which is the one store that can hit it (when `j = i + 1`): program
 //!   order makes that case right with no compare, and the CPU's memory
 //!   disambiguation lets the load go ahead of the store in the common case.
-//!   The key-stream bytes are gathered into `%rax` two at a time
-//!   (`mov (S,idx,4),%al`, then `%ah`, `ror $16`) and XORed into the data
-//!   with one 64-bit read-modify-write. That is 7 instructions per byte
-//!   plus 8 per group: 8.00 instructions per byte (QEMU count, 256 KiB in
-//!   64 KiB requests), against 9.14 for OpenSSL 3.0's loop, 12.00 for
-//!   libgcrypt's and 16.25 for the Rust loop below. Wall time on a shared
-//!   AMD EPYC VM (noisy; best of alternated runs): about 710 MiB/s, OpenSSL
-//!   about 710, the Rust loop about 680.
+//!   (Loading it before that store and patching it with `cmp`/`cmov`, as
+//!   the Rust loop does with a branch, ran at two thirds of the speed: the
+//!   `cmov` puts `j` on the next `S[i]`'s path.) The key-stream bytes are
+//!   gathered into `%rax` two at a time (`mov (S,idx,4),%al`, then `%ah`,
+//!   `ror $16`) and XORed into the data with one 64-bit read-modify-write.
+//!   That is 7 instructions per byte plus 8 per group: 8.00 instructions
+//!   per byte (QEMU count, 256 KiB in 64 KiB requests), against 9.14 for
+//!   OpenSSL 3.0's loop, 12.00 for libgcrypt's and 16.25 for the Rust loop
+//!   below. Wall time on a shared 2-core AMD EPYC VM (noisy), best of 12
+//!   alternated 0.3 s runs: 723 MiB/s, OpenSSL 713, the Rust loop 683
+//!   (medians 683, 677 and 600). A 16-byte loop gathering with SSE2
+//!   `pinsrw`, like OpenSSL's Intel path, was slower there.
 //! * **elsewhere**: `groups_portable`, the same eight-byte loop in safe
 //!   Rust (indices are masked `u8`/`usize` values, so there are no bounds
 //!   checks). It reads the next `S[i]` before both stores of a step and
@@ -65,8 +69,9 @@ pub const MAX_KEY_LEN: usize = 256;
 ///
 /// Deliberately not `Clone`: a copy would repeat the key stream.
 pub struct Rc4 {
-    /// The permutation; every entry is below 256 (see the module docs for
-    /// why the entries are words).
+    /// The permutation; every entry is below 256 (the x86-64 `asm!` loop
+    /// indexes with entries, so its memory safety rests on this; see the
+    /// module docs for why the entries are words).
     s: [u32; 256],
     /// Index `i`.
     i: u8,
