@@ -176,6 +176,17 @@ pub fn serpent() -> &'static str {
     }
 }
 
+/// Which RC4 key-stream loop runs: `"x86-64-asm"` (the `asm!` kernel of
+/// [`crate::ciphers::rc4`]; baseline x86-64 instructions, so every tier) or
+/// `"soft"` (the portable Rust loop, on other architectures).
+pub fn rc4() -> &'static str {
+    if cfg!(target_arch = "x86_64") {
+        "x86-64-asm"
+    } else {
+        "soft"
+    }
+}
+
 /// Which Camellia implementation runs for features `f`: `"vaes-avx2"` (32
 /// blocks byte-sliced in ymm registers, S-boxes with VAES; x86-64),
 /// `"aesni-avx2"` (the same without VAES, S-boxes with AES-NI on each

@@ -1154,7 +1154,7 @@ impl CipherOp for Rc4Op {
         &self.spec
     }
     fn backend(&self) -> &'static str {
-        "soft"
+        dispatch::rc4()
     }
     fn encrypt(&mut self, data: &mut [u8], _sector: u64) -> Result<(), CipherError> {
         self.rc4.apply_keystream(data);
