@@ -576,6 +576,7 @@ mod tests {
 
     /// A random state: the key schedule of a random key, then a random
     /// number of key-stream bytes so that `i` and `j` are anywhere.
+    #[cfg(target_arch = "x86_64")]
     fn random_state(rng: &mut XorShift) -> Rc4 {
         let mut key = vec![0u8; 1 + rng.below(256)];
         rng.fill(&mut key);
