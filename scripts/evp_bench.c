@@ -168,10 +168,13 @@ int main(int argc, char **argv)
     if (!buffer || !b.request || b.request > buffer || buffer % b.request ||
         b.request > 1 << 30)
         die("the buffer must be a positive multiple of the request size");
-    /* Legacy ciphers live in the legacy provider; loading it explicitly
-     * unloads the implicit default one, so load that too. */
-    if (OSSL_PROVIDER_load(NULL, "legacy") && !OSSL_PROVIDER_load(NULL, "default"))
+    /* Legacy ciphers live in the legacy provider, a module that may be
+     * missing (an unpacked cross library for scripts/arm_count.py): try it.
+     * Any explicit load, even a failed one, ends the implicit loading of the
+     * default provider, so load that one first, explicitly. */
+    if (!OSSL_PROVIDER_load(NULL, "default"))
         die("cannot load the default provider");
+    OSSL_PROVIDER_load(NULL, "legacy");
     ERR_clear_error();
     fetched = EVP_CIPHER_fetch(NULL, name, NULL);
     cipher = fetched ? fetched : EVP_get_cipherbyname(name);
