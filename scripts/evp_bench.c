@@ -10,8 +10,14 @@
  * A BUFFER-byte buffer (default 1 MiB) in REQUEST-byte requests (default
  * 64 KiB), request i with the IV of sector i (i little-endian, zero padded)
  * set by EVP_CipherInit_ex on the open context (the key schedule is done
- * once). RC4 has no IV and runs one continuous key stream. The legacy
- * provider is loaded when present (Blowfish, DES, RC2, RC4).
+ * once per direction: each direction has its own context, keyed for it,
+ * since a context keyed for encryption and switched to decryption with
+ * EVP_CipherInit_ex(..., NULL key, ..., 0) keeps its encryption key schedule
+ * and, for ECB, CBC and XTS, its encryption routine: it would time the wrong
+ * direction and output garbage). RC4 has no IV and runs one continuous key
+ * stream per direction. The legacy provider is loaded when present
+ * (Blowfish, DES, RC2, RC4). Before measuring, one request is encrypted and
+ * decrypted on fresh contexts and must come back (exit 2 otherwise).
  *
  * -t SECONDS (default 1): whole passes of encryption are repeated until at
  * least SECONDS have passed, then the same for decryption; prints
@@ -53,7 +59,8 @@ static double now(void)
 }
 
 struct bench {
-    EVP_CIPHER_CTX *ctx;
+    /* ctx[1] encrypts, ctx[0] decrypts: each keyed for its direction. */
+    EVP_CIPHER_CTX *ctx[2];
     size_t request, nreq;
     int aead, ivlen;
     int verify; /* decryptions must verify their tags (timed runs) */
@@ -70,26 +77,27 @@ static void one_request(struct bench *b, unsigned char *chunk, size_t i, int enc
 {
     unsigned char iv[16], scratch[TAG_LEN];
     int outl;
+    EVP_CIPHER_CTX *ctx = b->ctx[enc != 0];
 
     memset(iv, 0, sizeof iv);
     memcpy(iv, &i, sizeof i < (size_t)b->ivlen ? sizeof i : (size_t)b->ivlen);
-    if (!EVP_CipherInit_ex(b->ctx, NULL, NULL, NULL, b->ivlen ? iv : NULL, enc))
+    if (!EVP_CipherInit_ex(ctx, NULL, NULL, NULL, b->ivlen ? iv : NULL, enc))
         die("cannot set the IV");
     if (b->aead && !enc &&
-        !EVP_CIPHER_CTX_ctrl(b->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN,
+        !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN,
                              b->tags[i][b->state[i]]))
         die("cannot set the tag");
-    if (!EVP_CipherUpdate(b->ctx, chunk, &outl, chunk, (int)b->request) ||
+    if (!EVP_CipherUpdate(ctx, chunk, &outl, chunk, (int)b->request) ||
         (size_t)outl != b->request)
         die("cipher update failed");
     if (!b->aead)
         return;
-    if (EVP_CipherFinal_ex(b->ctx, scratch, &outl) != 1) {
+    if (EVP_CipherFinal_ex(ctx, scratch, &outl) != 1) {
         if (enc || b->verify)
             die(enc ? "cannot finish a sealing" : "a decryption did not verify its tag");
         ERR_clear_error();
     }
-    if (enc && !EVP_CIPHER_CTX_ctrl(b->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN,
+    if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN,
                                     tag_out ? tag_out : scratch))
         die("cannot get the tag");
     if (!enc)
@@ -121,6 +129,46 @@ static void prepare_aead_decrypt(struct bench *b, unsigned char *buf)
             one_request(b, buf + i * b->request, i, 1, b->tags[i][k]);
         b->state[i] = 0;
     }
+}
+
+/* A context keyed for one direction (enc = 1 encrypts), without padding. */
+static EVP_CIPHER_CTX *keyed(const EVP_CIPHER *cipher, const unsigned char *key, int enc)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+    if (!ctx || !EVP_CipherInit_ex(ctx, cipher, NULL, key, NULL, enc))
+        die("cannot set the key");
+    EVP_CIPHER_CTX_set_padding(ctx, 0);
+    return ctx;
+}
+
+/* Request 0 encrypted, then decrypted (its tag checked), on fresh contexts:
+ * it must come back, or what is measured is not this cipher. */
+static void round_trip(struct bench *b, const EVP_CIPHER *cipher,
+                       const unsigned char *key, const unsigned char *buf)
+{
+    struct bench t = *b;
+    unsigned char *copy = malloc(b->request);
+    unsigned char tags[1][2][TAG_LEN], state = 0;
+    int k;
+
+    if (!copy)
+        die("out of memory");
+    memcpy(copy, buf, b->request);
+    for (k = 1; k >= 0; k--)
+        t.ctx[k] = keyed(cipher, key, k);
+    t.tags = tags;
+    t.state = &state;
+    t.verify = 1;
+    one_request(&t, copy, 0, 1, tags[0][0]);
+    if (!memcmp(copy, buf, b->request))
+        die("encryption left the data as it was");
+    one_request(&t, copy, 0, 0, NULL);
+    if (memcmp(copy, buf, b->request))
+        die("decryption did not give back the plaintext");
+    for (k = 0; k < 2; k++)
+        EVP_CIPHER_CTX_free(t.ctx[k]);
+    free(copy);
 }
 
 int main(int argc, char **argv)
@@ -197,10 +245,9 @@ int main(int argc, char **argv)
         die("out of memory");
     for (i = 0; i < buffer; i++)
         buf[i] = (unsigned char)(i * 131 + 7);
-    b.ctx = EVP_CIPHER_CTX_new();
-    if (!b.ctx || !EVP_CipherInit_ex(b.ctx, cipher, NULL, key, NULL, 1))
-        die("cannot set the key");
-    EVP_CIPHER_CTX_set_padding(b.ctx, 0);
+    round_trip(&b, cipher, key, buf);
+    for (k = 0; k < 2; k++)
+        b.ctx[k] = keyed(cipher, key, k);
 
     if (passes[0] >= 0) {
         for (k = 0; k < 2; k++)
@@ -214,11 +261,6 @@ int main(int argc, char **argv)
             unsigned long long bytes = 0;
             if (!enc && b.aead)
                 prepare_aead_decrypt(&b, buf);
-            if (!enc && b.ivlen == 0) {
-                /* RC4: decryption from the key stream's start, like ours. */
-                if (!EVP_CipherInit_ex(b.ctx, NULL, NULL, key, NULL, 0))
-                    die("cannot set the key");
-            }
             pass(&b, buf, enc); /* warm-up, untimed */
             start = now();
             do {
@@ -230,7 +272,8 @@ int main(int argc, char **argv)
         }
         printf("%s %.2f %.2f\n", name, mib[0], mib[1]);
     }
-    EVP_CIPHER_CTX_free(b.ctx);
+    for (k = 0; k < 2; k++)
+        EVP_CIPHER_CTX_free(b.ctx[k]);
     EVP_CIPHER_free(fetched);
     free(b.tags);
     free(b.state);
