@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Checks scripts/evp_bench.c, the program that measures OpenSSL for
+compare.py and arm_count.py: every OpenSSL cipher compare.py compares with
+must pass evp_bench's round trip (one request encrypted and decrypted on
+fresh contexts must come back) and run both of its modes. A harness that
+measures the wrong thing fails here instead of skewing a table: until
+2026-11-26 it timed encryption in the decryption column of ECB and XTS.
+
+    python3 scripts/test_harnesses.py    # needs cc and libssl-dev
+
+Exits 1 when a cipher fails or the program cannot be built.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import compare  # noqa: E402
+
+LABELS = [
+    ("aes-ecb", (128, 192, 256)), ("aes-cbc", (128, 192, 256)), ("aes-ctr", (128, 192, 256)),
+    ("aes-gcm", (128, 192, 256)), ("aes-xts", (256, 512)),
+    ("camellia-ecb", (128, 256)), ("camellia-cbc", (128, 256)), ("camellia-ctr", (128, 256)),
+    ("blowfish-ecb", (128,)), ("blowfish-cbc", (128,)), ("des-ecb", (64,)), ("des-cbc", (64,)),
+    ("des3_ede-ecb", (192,)), ("des3_ede-cbc", (192,)), ("rc2-ecb", (128,)), ("rc2-cbc", (128,)),
+    ("rc4", (128,)), ("chacha20", (256,)), ("chacha20-poly1305", (256,)),
+]
+
+
+def main():
+    binary = compare.build_c(compare.EVP_SRC, compare.EVP_BIN, ["-lcrypto"], "is libssl-dev installed?")
+    if binary is None:
+        sys.exit("test_harnesses: cannot build scripts/evp_bench.c")
+    failed, bad = [], set()
+    names = sorted({compare.openssl_name(label, bits) for label, sizes in LABELS for bits in sizes})
+    for name in names:
+        for mode in (["--passes", "2,1"], ["-t", "0.01"]):
+            cmd = [str(binary), "-b", "262144", "-r", "65536", *mode, name]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            fields = p.stdout.split()
+            if p.returncode != 0 or len(fields) != 3 or fields[0] != name:
+                failed.append(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+                bad.add(name)
+    for f in failed:
+        print(f, file=sys.stderr)
+    print(f"evp_bench: {len(names) - len(bad)} of {len(names)} ciphers pass")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
