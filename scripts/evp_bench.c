@@ -13,8 +13,8 @@
  * once per direction: each direction has its own context, keyed for it,
  * since a context keyed for encryption and switched to decryption with
  * EVP_CipherInit_ex(..., NULL key, ..., 0) keeps its encryption key schedule
- * and, for ECB, CBC and XTS, its encryption routine: it would time the wrong
- * direction and output garbage). RC4 has no IV and runs one continuous key
+ * and, for ECB and XTS, its encryption routine: it would time the wrong
+ * direction, or decrypt CBC with the wrong key schedule). RC4 has no IV and runs one continuous key
  * stream per direction. The legacy provider is loaded when present
  * (Blowfish, DES, RC2, RC4). Before measuring, one request is encrypted and
  * decrypted on fresh contexts and must come back (exit 2 otherwise).
