@@ -241,7 +241,7 @@ fn groups_x86_64(s: &mut [u32; 256], i: u8, j: u8, data: &mut [u8]) -> (u8, u8) 
     let len = data.len() & !7;
     let end = data[len..].as_mut_ptr();
     // Counts up from -len to 0: one register is both offset and counter.
-    let mut n = -(len as isize);
+    let n = -(len as isize);
     // SAFETY: memory: every `S` access is `s + 4 * index` with index
     // `x + k` (x a multiple of 8 below 256, k < 8), `y`, or a sum byte, all
     // below 256, because each `S` entry is below 256 (`S` is a permutation of
@@ -290,13 +290,12 @@ fn groups_x86_64(s: &mut [u32; 256], i: u8, j: u8, data: &mut [u8]) -> (u8, u8) 
             ta = out(reg) _,
             tb = out(reg) _,
             end = in(reg) end,
-            n = inout(reg) n,
+            n = inout(reg) n => _,
             out("rax") _,
             out("rdx") _,
             options(att_syntax, nostack),
         );
     }
-    let _ = n;
     ((x as u8).wrapping_sub(1), y as u8)
 }
 
