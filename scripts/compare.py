@@ -35,6 +35,13 @@ prints it), libgcrypt through gcry_control(GCRYCTL_DISABLE_HWF) (gcrypt_bench
 it lacks is skipped with a note. Without either, the CPU runs unmasked.
 Cycles per byte use --cpu-mhz, or the "cpu MHz" /proc/cpuinfo reports.
 
+With --ceilings, scripts/ceilings.py also times this CPU's execution units
+(AESENC latency and throughput, the AES-GCM and ChaCha20 instruction mixes)
+before and after each tier, and a table gives each row's ceiling in MiB/s and
+the share of it every side reaches: where all three meet below 1.0x of each
+other, it shows whether they meet at the hardware's limit. Cycles per byte
+then use the clock measured there (dependent ADDs) instead of /proc/cpuinfo's.
+
 With --runs N every figure is the best of N measurements, the sides of a row
 measured in turn N times (ours, OpenSSL, libgcrypt, ours, ...). The tables go to
 stdout (progress to stderr), and to a Markdown file with --markdown FILE.
@@ -47,6 +54,7 @@ Usage:
   python3 scripts/compare.py --threads-only
   python3 scripts/compare.py --all-tiers --quick --markdown tiers.md
   python3 scripts/compare.py --tier aesni-avx2 --rows aes-cbc:256,aes-ctr:256
+  python3 scripts/compare.py --all-tiers --ceilings --rows aes-cbc:128,chacha20:256
 
 Rows are written label:key_bits, with labels and key sizes as `clustercrypt
 ciphers` prints them (XTS counts both keys: aes-xts:512 is AES-256).
@@ -65,6 +73,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ceilings  # noqa: E402
 WORK = ROOT / "target" / "compare"
 CLI = ROOT / "target" / "release" / "clustercrypt"
 GCRYPT_SRC = ROOT / "scripts" / "gcrypt_bench.c"
@@ -584,6 +594,34 @@ def main_table(rows, ours, ossl, gcry, crates, mhz=None):
     return headers, table, tally, notes
 
 
+def ceilings_table(rows, ours, ossl, gcry, table):
+    """Each row with a ceiling in `table` ({row: (MiB/s, basis)}, a tier of
+    ceilings.ceilings): the ceiling and each side's share of it per direction.
+    A side above its ceiling by more than timing noise (3%) means the
+    ceiling's model is wrong: marked ABOVE."""
+    headers = ["row", "dir", "ceiling", "ours", "ours %", "OpenSSL %", "gcrypt %", "basis",
+               "mark"]
+    out, above = [], 0
+    for row in rows:
+        for i, d in enumerate(("enc", "dec")):
+            c = ceilings.row_ceiling(table, row_name(row), d)
+            if c is None:
+                continue
+            limit, basis = c
+            sides = [ours.get(row, (None, None))[i], ossl.get(row, (None, None))[i],
+                     gcry.get(row, (None, None))[i]]
+            pct = [None if v is None else 100.0 * v / limit for v in sides]
+            mark = "ABOVE" if any(p is not None and p > 103.0 for p in pct) else ""
+            above += mark == "ABOVE"
+            out.append([row_name(row), d, fmt(limit), fmt(sides[0]),
+                        *("-" if p is None else f"{p:.0f}" for p in pct), basis, mark])
+    notes = ["a ceiling leaves out dependencies, the front end and memory: an upper bound "
+             "for kernels made of that instruction mix"]
+    if above:
+        notes.append(f"{above} figure(s) above their ceiling: that ceiling's model is wrong")
+    return headers, out, notes
+
+
 def crates_table(rows, crates):
     headers = ["row", "ours enc", "ours dec", "crate enc", "crate dec", "crate", "our impl",
                "enc ratio", "dec ratio", "mark"]
@@ -686,6 +724,10 @@ def parse_args():
                     help="clock for cycles per byte (default: /proc/cpuinfo's cpu MHz)")
     ap.add_argument("--strict", action="store_true",
                     help="exit with status 1 if any row is BELOW its target")
+    ap.add_argument("--ceilings", action="store_true",
+                    help="also time this CPU's execution units (scripts/ceilings.py) and print "
+                    "each row's ceiling and how close every side comes to it; cycles per "
+                    "byte then use the clock measured there")
     args = ap.parse_args()
     if args.tier and args.all_tiers:
         ap.error("--tier and --all-tiers exclude each other")
@@ -746,13 +788,24 @@ def main():
             sys.exit("compare.py: no tier to run on this CPU")
     else:
         tiers = [Tier()]
-    mhz = args.cpu_mhz or cpu_mhz()
+    facts = None
+    if args.ceilings:
+        why = ceilings.supported()
+        if why:
+            print(f"note: --ceilings skipped: {why}", flush=True)
+        else:
+            log("timing the execution units (scripts/ceilings.py)")
+            facts = ceilings.measure()
+            for n, missing in facts["skipped"].items():
+                print(f"note: ceiling probe {n} skipped: the CPU lacks {', '.join(missing)}",
+                      flush=True)
+    mhz = args.cpu_mhz or (facts["mhz"] if facts else None) or cpu_mhz()
     text, md, below = [], ["# clustercrypt performance comparison", ""], 0
     for tier in tiers:
         TIER = tier
         if tier.name:
             log(f"== tier {tier.name}")
-        header, sections, b = measure(args, rows, threads_rows, specs, mhz)
+        header, sections, b = measure(args, rows, threads_rows, specs, mhz, facts)
         below += b
         text.append("\n".join(header))
         md += ["\n\n".join(header), ""]
@@ -779,8 +832,9 @@ def cpu_mhz():
     return None
 
 
-def measure(args, rows, threads_rows, specs, mhz):
-    """Measures every side at the current TIER: (header lines, sections, rows below)."""
+def measure(args, rows, threads_rows, specs, mhz, facts=None):
+    """Measures every side at the current TIER: (header lines, sections, rows below);
+    with `facts` (ceilings.measure), a section of the rows' ceilings too."""
     seconds = args.time
     ours, ossl, gcry, crates = {}, {}, {}, {}
     ossl_version = gcry_version = ossl_method = None
@@ -841,8 +895,9 @@ def measure(args, rows, threads_rows, specs, mhz):
            + (" ".join(f"{k}={v}" for k, v in TIER.lib_env.items()) or "unmasked")
            + f"; libgcrypt: disable-hwf {','.join(TIER.gcrypt_hide) or '(none)'})"
            if TIER.name else ""),
-        f"cycles per byte at {mhz:g} MHz" + (" (--cpu-mhz)" if args.cpu_mhz else
-                                              " (/proc/cpuinfo; the real clock may differ)")
+        f"cycles per byte at {mhz:.0f} MHz" + (
+            " (--cpu-mhz)" if args.cpu_mhz else " (measured: dependent ADDs)" if facts else
+            " (/proc/cpuinfo; the real clock may differ)")
         if mhz else "cycles per byte: clock unknown (give --cpu-mhz)",
         f"targets: ours >= {LIBRARY_TARGET}x max(OpenSSL, libgcrypt) where either has the row, "
         f">= {CRATE_TARGET}x the best crate otherwise; --threads all >= {THREADS_TARGET}x one "
@@ -858,6 +913,16 @@ def measure(args, rows, threads_rows, specs, mhz):
             foot.append("rc4:256: OpenSSL speed keys RC4 with 128 bits (its speed does not "
                         "depend on the key length)")
         sections.append(("Ours against OpenSSL and libgcrypt (MiB/s)", h, t, foot))
+        if facts:
+            # Once more after the rows, keeping each probe's best: a busy
+            # moment of the shared machine can slow a probe as it slows a row.
+            facts = ceilings.merge(facts, ceilings.measure())
+            tier = TIER.name or version_info("").get("tier", "")
+            h, t, notes = ceilings_table(rows, ours, ossl, gcry,
+                                         ceilings.ceilings(facts).get(tier, {}))
+            if t:
+                sections.append((f"Ceilings of this CPU's execution units at {tier} "
+                                 "(scripts/ceilings.py; MiB/s, % of the ceiling)", h, t, notes))
         h, t, tally = crates_table(rows, crates)
         below += tally.get("BELOW", 0) + tally.get("MISMATCH", 0)
         if t:

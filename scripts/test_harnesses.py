@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""Checks scripts/evp_bench.c, the program that measures OpenSSL for
-compare.py and arm_count.py: every OpenSSL cipher compare.py compares with
-must pass evp_bench's round trip (one request encrypted and decrypted on
-fresh contexts must come back) and run both of its modes. A harness that
-measures the wrong thing fails here instead of skewing a table: until
-2026-11-26 it timed encryption in the decryption column of ECB and XTS.
+"""Checks the measuring programs of compare.py and arm_count.py.
+
+  * scripts/evp_bench.c, which measures OpenSSL: every OpenSSL cipher
+    compare.py compares with must pass its round trip (one request encrypted
+    and decrypted on fresh contexts must come back) and run both of its
+    modes. A harness that measures the wrong thing fails here instead of
+    skewing a table: until 2026-11-26 it timed encryption in the decryption
+    column of ECB and XTS.
+  * scripts/ceilings.py (x86-64): its probes must assemble, run and agree
+    with each other (ceilings.check: eight independent AESENC a round take
+    eight times one AESENC's throughput, and so on), measured up to three
+    times, each probe's best kept, since a busy neighbour on a shared
+    machine slows a probe but never speeds one up.
 
     python3 scripts/test_harnesses.py    # needs cc and libssl-dev
 
-Exits 1 when a cipher fails or the program cannot be built.
+Exits 1 when a cipher or a probe fails or a program cannot be built.
 """
 
 import subprocess
@@ -16,6 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ceilings  # noqa: E402
 import compare  # noqa: E402
 
 LABELS = [
@@ -45,7 +53,27 @@ def main():
     for f in failed:
         print(f, file=sys.stderr)
     print(f"evp_bench: {len(names) - len(bad)} of {len(names)} ciphers pass")
-    sys.exit(1 if failed else 0)
+    problems = check_ceilings()
+    sys.exit(1 if failed or problems else 0)
+
+
+def check_ceilings():
+    """ceilings.py's probes: [problems] (none where they cannot run)."""
+    why = ceilings.supported()
+    if why:
+        print(f"ceilings: skipped: {why}")
+        return []
+    facts, problems = None, []
+    for _ in range(3):
+        facts = ceilings.merge(facts, ceilings.measure(runs=5, instructions=20_000_000))
+        problems = ceilings.check(facts)
+        if not problems:
+            break
+    for p in problems:
+        print(f"ceilings: {p}", file=sys.stderr)
+    probes = ", ".join(f"{n} {c:.2f}" for n, c in facts["cycles"].items())
+    print(f"ceilings: {len(facts['cycles'])} probes, clock {facts['mhz']:.0f} MHz; cycles: {probes}")
+    return problems
 
 
 if __name__ == "__main__":
