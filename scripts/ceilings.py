@@ -48,6 +48,7 @@ library only.
 import argparse
 import json
 import platform
+import random
 import shutil
 import subprocess
 import sys
@@ -112,8 +113,6 @@ def chacha_double_round(reg, sse):
     blocks: per quarter round 4 adds, 4 XORs, 2 byte shuffles, 2 shift pairs
     and 2 ORs (2 copies more on two-operand SSE), and the swap of one word
     with the stack (a store and a load), in a fixed shuffled order."""
-    import random
-
     def r(i):
         return f"%{reg}{i}"
     ops = []
