@@ -14,8 +14,8 @@
  * since a context keyed for encryption and switched to decryption with
  * EVP_CipherInit_ex(..., NULL key, ..., 0) keeps its encryption key schedule
  * and, for ECB and XTS, its encryption routine: it would time the wrong
- * direction, or decrypt CBC with the wrong key schedule). RC4 has no IV and runs one continuous key
- * stream per direction. The legacy provider is loaded when present
+ * direction, or decrypt CBC with the wrong key schedule). RC4 has no IV and
+ * runs one continuous key stream per direction. The legacy provider is loaded when present
  * (Blowfish, DES, RC2, RC4). Before measuring, one request is encrypted and
  * decrypted on fresh contexts and must come back (exit 2 otherwise).
  *
