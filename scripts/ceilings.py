@@ -82,6 +82,10 @@ probe("vaesenc256_throughput", ("vaes", "avx2"),
       [f"vaesenc %ymm15, %ymm{i}, %ymm{i}" for i in range(12)], 2, per_instruction=True)
 probe("vaesdec256_throughput", ("vaes", "avx2"),
       [f"vaesdec %ymm15, %ymm{i}, %ymm{i}" for i in range(12)], 2, per_instruction=True)
+probe("vaesenc512_throughput", ("vaes", "avx512f"),
+      [f"vaesenc %zmm15, %zmm{i}, %zmm{i}" for i in range(12)], 2, per_instruction=True)
+probe("vaesdec512_throughput", ("vaes", "avx512f"),
+      [f"vaesdec %zmm15, %zmm{i}, %zmm{i}" for i in range(12)], 2, per_instruction=True)
 probe("aes8_round", ("aes", "avx"), [f"vaesenc %xmm15, %xmm{i}, %xmm{i}" for i in range(8)], 4)
 # Eight AES states in xmm0-7, the round key in xmm15, the block in xmm8, the
 # three products in xmm9-11, the three sums in xmm12-14; the powers of H at
@@ -109,10 +113,13 @@ probe("gcm_round", ("aes", "pclmulqdq", "avx"), [
 
 
 def chacha_double_round(reg, sse):
-    """The instructions of one ChaCha double round on 8 (ymm) or 4 (xmm)
-    blocks: per quarter round 4 adds, 4 XORs, 2 byte shuffles, 2 shift pairs
-    and 2 ORs (2 copies more on two-operand SSE), and the swap of one word
-    with the stack (a store and a load), in a fixed shuffled order."""
+    """The instructions of one ChaCha double round on 16 (zmm), 8 (ymm) or 4
+    (xmm) blocks: per quarter round 4 adds, 4 XORs and 4 rotations (AVX-512:
+    one VPROLD each; else 2 byte shuffles, 2 shift pairs and 2 ORs, and 2
+    copies more on two-operand SSE), and but for AVX-512's 32 registers the
+    swap of one word with the stack (a store and a load), in a fixed shuffled
+    order."""
+    zmm = reg == "zmm"
     def r(i):
         return f"%{reg}{i}"
     ops = []
@@ -120,6 +127,9 @@ def chacha_double_round(reg, sse):
         for _ in range(4):
             ops.append("add")
             ops.append("xor")
+        if zmm:
+            ops += ["rot"] * 4
+            continue
         ops += ["shuf", "shuf", "shift", "shift", "shift", "shift", "or", "or"]
         if sse:
             ops += ["copy", "copy"]
@@ -131,15 +141,20 @@ def chacha_double_round(reg, sse):
             out.append({"add": f"paddd %xmm15, {d}", "xor": f"pxor %xmm15, {d}",
                         "or": f"por %xmm15, {d}", "shift": f"pslld $7, {d}",
                         "shuf": f"pshufb {MASK}, {d}", "copy": f"movdqa %xmm14, {d}"}[op])
+        elif zmm:
+            out.append({"add": f"vpaddd %zmm15, {d}, {d}", "xor": f"vpxord %zmm15, {d}, {d}",
+                        "rot": f"vprold $7, {d}, {d}"}[op])
         else:
             out.append({"add": f"vpaddd %ymm15, {d}, {d}", "xor": f"vpxor %ymm15, {d}, {d}",
                         "or": f"vpor %ymm15, {d}, {d}", "shift": f"vpslld $7, {d}, {d}",
                         "shuf": f"vpshufb {MASK}, {d}, {d}"}[op])
-    out += [f"{'vmovdqu' if not sse else 'movdqu'} {r(14)}, 128(%rsi)",
-            f"{'vmovdqu' if not sse else 'movdqu'} 160(%rsi), {r(13)}"]
+    if not zmm:  # AVX-512's 32 registers hold the 16 words and no swap is needed
+        mov = "movdqu" if sse else "vmovdqu"
+        out += [f"{mov} {r(14)}, 128(%rsi)", f"{mov} 160(%rsi), {r(13)}"]
     return out
 
 
+probe("chacha_avx512_double_round", ("avx512f",), chacha_double_round("zmm", False), 1)
 probe("chacha_avx2_double_round", ("avx2",), chacha_double_round("ymm", False), 1)
 probe("chacha_ssse3_double_round", ("ssse3",), chacha_double_round("xmm", True), 1)
 
@@ -189,7 +204,7 @@ def build_and_run(names, runs, instructions):
         asm += [f".globl probe_{name}", f"probe_{name}:", "1:"]
         asm += ["    " + line for _ in range(repeat) for line in body]
         asm += ["    dec %rdi", "    jnz 1b"]
-        if {"avx", "avx2", "vaes"} & set(need):
+        if {"avx", "avx2", "vaes", "avx512f"} & set(need):
             asm.append("    vzeroupper")  # no SSE transition penalty for the next probe
         asm.append("    ret")
     asm.append('.section .note.GNU-stack,"",@progbits')
@@ -232,8 +247,12 @@ def ceilings(facts):
         return bytes_ * mhz * 1e6 / cyc / MIB
 
     out = {}
-    for tier, wide in (("vaes-avx2", True), ("aesni-avx2", False)):
-        if wide and "vaesenc256_throughput" not in c:
+    # tier, the blocks one AES instruction carries, and the names of its probes
+    for tier, lanes, probe_of in (
+            ("avx512", 4, lambda d: f"vaes{d}512_throughput"),
+            ("vaes-avx2", 2, lambda d: f"vaes{d}256_throughput"),
+            ("aesni-avx2", 1, lambda d: f"aes{d}_throughput")):
+        if lanes > 1 and probe_of("enc") not in c:
             continue
         rows = {}
         if "aesenc_latency" in c:
@@ -241,14 +260,13 @@ def ceilings(facts):
             for bits, nr in AES_ROUNDS.items():
                 rows[f"aes-cbc:{bits}/enc"] = (mib(16, nr * lat),
                                                f"{nr} x AESENC latency {lat:.2f} c")
-        lanes, v = (2, "vaes") if wide else (1, "aes")
         for d, insn in (("enc", "AESENC"), ("dec", "AESDEC")):
-            tp = c.get(f"{v}{d}256_throughput" if wide else f"{v}{d}_throughput")
+            tp = c.get(probe_of(d))
             if tp is None:
                 continue
             for bits, nr in AES_ROUNDS.items():
-                basis = (f"{nr} x {'VAES ' if wide else ''}{insn} every {tp:.2f} c"
-                         + (" (2 blocks)" if wide else ""))
+                basis = (f"{nr} x {'VAES ' if lanes > 1 else ''}{insn} every {tp:.2f} c"
+                         + (f" ({lanes} blocks)" if lanes > 1 else ""))
                 ceiling = (mib(16 * lanes, nr * tp), basis)
                 for row in (f"aes-ecb:{bits}", f"aes-xts:{2 * bits}"):
                     rows[f"{row}/{d}"] = ceiling
@@ -256,13 +274,17 @@ def ceilings(facts):
                     rows[f"aes-ctr:{bits}"] = ceiling  # both directions encrypt
                 else:
                     rows[f"aes-cbc:{bits}/dec"] = ceiling
-        if not wide and "gcm_round" in c and "aes8_round" in c:
+        if lanes == 1 and "gcm_round" in c and "aes8_round" in c:
             for bits, nr in AES_ROUNDS.items():
                 cyc = 8 * c["gcm_round"] + (nr - 8) * c["aes8_round"]
                 rows[f"aes-gcm:{bits}"] = (mib(128, cyc),
                                            f"8 x {c['gcm_round']:.2f} c (AES+GHASH round) + "
                                            f"{nr - 8} x {c['aes8_round']:.2f} c per 8 blocks")
-        if "chacha_avx2_double_round" in c:
+        if lanes == 4 and "chacha_avx512_double_round" in c:
+            dr = c["chacha_avx512_double_round"]
+            rows["chacha20:256"] = (mib(1024, 10 * dr),
+                                    f"10 x {dr:.1f} c per 16 blocks (AVX-512)")
+        elif "chacha_avx2_double_round" in c:
             dr = c["chacha_avx2_double_round"]
             rows["chacha20:256"] = (mib(512, 10 * dr), f"10 x {dr:.1f} c per 8 blocks (AVX2)")
         out[tier] = rows
@@ -304,11 +326,16 @@ def check(facts):
     ratio("aes8_round", "aesenc_throughput", 8, 0.8, 1.6, "a round is eight independent AESENC")
     ratio("aesenc_latency", "aesenc_throughput", 1, 1.0, 20.0, "latency is at least throughput")
     ratio("gcm_round", "aes8_round", 1, 0.95, 10.0, "GHASH work adds to the AES round")
-    for name, sse in (("chacha_avx2_double_round", False), ("chacha_ssse3_double_round", True)):
-        # A double round is 8 quarter rounds of 16 instructions (18 with
-        # SSE's copies) and a swap with the stack; at most 8 instructions a
-        # cycle on any x86 core, so one that seems faster did not run them.
-        ops = 8 * (18 if sse else 16) + 2
+    ratio("vaesenc512_throughput", "vaesenc256_throughput", 1, 0.9, 2.5,
+          "a 512-bit VAESENC is one or two 256-bit ones")
+    for name, per_qr in (("chacha_avx512_double_round", 12), ("chacha_avx2_double_round", 16),
+                         ("chacha_ssse3_double_round", 18)):
+        # A double round is 8 quarter rounds of 12 instructions (AVX-512's
+        # rotations), 16 or 18 (SSE's copies), and a swap with the stack (none
+        # with AVX-512's 32 registers); at
+        # most 8 instructions a cycle on any x86 core, so one that seems
+        # faster did not run them.
+        ops = 8 * per_qr + (0 if per_qr == 12 else 2)
         if len(PROBES[name][1]) != ops:
             bad.append(f"{name} has {len(PROBES[name][1])} instructions, a double round {ops}")
         if name in c and not ops / 8 <= c[name] <= ops * 2:
