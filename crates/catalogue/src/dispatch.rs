@@ -336,6 +336,9 @@ pub enum ChaChaPolyImpl {
     Avx2Stitched,
     /// Ours with ChaCha20 on SSSE3 and Poly1305 stitched into one pass.
     Ssse3Stitched,
+    /// Ours with ChaCha20 on AVX-512 and Poly1305 on AVX-512 IFMA, eight
+    /// blocks at a time ([`crate::aead::ChaCha20Poly1305::new_ifma`]).
+    Avx512Ifma,
 }
 
 impl ChaChaPolyImpl {
@@ -357,6 +360,7 @@ impl ChaChaPolyImpl {
             ChaChaPolyImpl::AwsLc => aws_lc_aead_name(false),
             ChaChaPolyImpl::Avx2Stitched => "avx2+poly1305-stitched",
             ChaChaPolyImpl::Ssse3Stitched => "ssse3+poly1305-stitched",
+            ChaChaPolyImpl::Avx512Ifma => "avx512+poly1305-ifma",
             ChaChaPolyImpl::Ours(c) => match c {
                 ChaChaImpl::Avx512 => "avx512+poly1305",
                 ChaChaImpl::Avx2 => "avx2+poly1305",
@@ -404,6 +408,9 @@ impl ChaChaPolyImpl {
 pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
     match chacha_for(f) {
         ChaChaImpl::Neon if cfg!(target_arch = "aarch64") => ChaChaPolyImpl::Ours(ChaChaImpl::Neon),
+        ChaChaImpl::Avx512 if crate::aead::chacha20_poly1305::ifma_runnable() => {
+            ChaChaPolyImpl::Avx512Ifma
+        }
         ChaChaImpl::Avx2 if crate::aead::chacha20_poly1305::stitched_runnable(ChaChaImpl::Avx2) => {
             ChaChaPolyImpl::Avx2Stitched
         }

@@ -40,8 +40,20 @@ pub const MAX_DATA_LEN: u64 = (u32::MAX as u64 - 1) * chacha::BLOCK as u64;
 pub struct ChaCha20Poly1305 {
     key: Zeroizing<[u8; KEY_LEN]>,
     imp: ChaChaImpl,
-    /// ChaCha20 on `imp` (AVX2 or SSSE3) and Poly1305 in one stitched pass.
-    stitched: bool,
+    poly: Poly,
+}
+
+/// How Poly1305 runs with the ChaCha kernel.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Poly {
+    /// One block at a time, over each [`CHUNK`] after ChaCha20.
+    After,
+    /// One block at a time on the integer units, stitched between the vector
+    /// ChaCha rounds (AVX2 or SSSE3) in one pass.
+    Stitched,
+    /// Eight blocks at a time on AVX-512 IFMA, over each [`CHUNK`] after
+    /// ChaCha20 on AVX-512.
+    Ifma,
 }
 
 /// Whether this CPU can run [`ChaCha20Poly1305::new_stitched`] on the ChaCha
@@ -59,6 +71,15 @@ pub fn stitched_runnable(imp: ChaChaImpl) -> bool {
         let _ = imp;
         false
     }
+}
+
+/// Whether this CPU can run [`ChaCha20Poly1305::new_ifma`]: x86-64 with
+/// AVX-512 F and IFMA; the detected features, ignoring the mask.
+pub fn ifma_runnable() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return chacha::runnable(ChaChaImpl::Avx512) && crate::wide::poly1305_ifma::runnable();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// The stitched implementations this CPU can run ([`stitched_runnable`]),
@@ -81,7 +102,7 @@ impl ChaCha20Poly1305 {
         ChaCha20Poly1305 {
             key: Zeroizing::new(*key),
             imp,
-            stitched: false,
+            poly: Poly::After,
         }
     }
 
@@ -99,7 +120,23 @@ impl ChaCha20Poly1305 {
         ChaCha20Poly1305 {
             key: Zeroizing::new(*key),
             imp,
-            stitched: true,
+            poly: Poly::Stitched,
+        }
+    }
+
+    /// Keys the AEAD to run ChaCha20 on AVX-512 and Poly1305 on AVX-512 IFMA.
+    ///
+    /// # Panics
+    /// If this CPU cannot run it ([`ifma_runnable`]).
+    pub fn new_ifma(key: &[u8; KEY_LEN]) -> Self {
+        assert!(
+            ifma_runnable(),
+            "ChaCha20-Poly1305 on AVX-512 IFMA: not on this CPU"
+        );
+        ChaCha20Poly1305 {
+            key: Zeroizing::new(*key),
+            imp: ChaChaImpl::Avx512,
+            poly: Poly::Ifma,
         }
     }
 
@@ -110,10 +147,10 @@ impl ChaCha20Poly1305 {
 
     /// The implementation this key runs, as the dispatch names it.
     pub fn implementation(&self) -> ChaChaPolyImpl {
-        if self.stitched {
-            ChaChaPolyImpl::stitched(self.imp)
-        } else {
-            ChaChaPolyImpl::Ours(self.imp)
+        match self.poly {
+            Poly::After => ChaChaPolyImpl::Ours(self.imp),
+            Poly::Stitched => ChaChaPolyImpl::stitched(self.imp),
+            Poly::Ifma => ChaChaPolyImpl::Avx512Ifma,
         }
     }
 
@@ -133,7 +170,15 @@ impl ChaCha20Poly1305 {
         aad: &[u8],
     ) -> (Poly1305Hash, Zeroizing<[u8; 16]>) {
         let block0 = chacha::keystream_block::<20>(&self.key, nonce, 0);
-        let mut mac = Poly1305Hash::new(block0[..16].try_into().expect("16 bytes"));
+        let r = block0[..16].try_into().expect("16 bytes");
+        #[cfg(target_arch = "x86_64")]
+        let mut mac = if self.poly == Poly::Ifma {
+            Poly1305Hash::new_ifma(r)
+        } else {
+            Poly1305Hash::new(r)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let mut mac = Poly1305Hash::new(r);
         let s = Zeroizing::new(block0[16..32].try_into().expect("16 bytes"));
         mac.update_padded(aad);
         (mac, s)
@@ -164,7 +209,7 @@ impl ChaCha20Poly1305 {
         );
         let (mut mac, s) = self.mac_start(nonce, aad);
         #[cfg(target_arch = "x86_64")]
-        if self.stitched {
+        if self.poly == Poly::Stitched {
             let done = self.stitched_batches(nonce, data, &mut mac, true);
             let rest = &mut data[done..];
             self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
@@ -195,7 +240,7 @@ impl ChaCha20Poly1305 {
         }
         let (mut mac, s) = self.mac_start(nonce, aad);
         #[cfg(target_arch = "x86_64")]
-        if self.stitched {
+        if self.poly == Poly::Stitched {
             return self.open_stitched(nonce, aad, data, tag, mac, &s);
         }
         mac.update_padded(data);

@@ -73,6 +73,9 @@ impl Aead {
                     ChaChaImpl::Ssse3,
                     key.try_into().ok()?,
                 )),
+                ChaChaPolyImpl::Avx512Ifma => {
+                    Some(ChaCha20Poly1305::new_ifma(key.try_into().ok()?))
+                }
                 ChaChaPolyImpl::AwsLc => None,
             };
             if let Some(ours) = ours {
@@ -183,6 +186,9 @@ mod tests {
             .map(|&i| ChaChaPolyImpl::Ours(i))
             .collect();
         imps.extend(chacha20_poly1305::stitched_implementations());
+        if chacha20_poly1305::ifma_runnable() {
+            imps.push(ChaChaPolyImpl::Avx512Ifma);
+        }
         for imp in imps {
             let ours = Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, imp).unwrap();
             assert_eq!(ours.backend(), imp.name());

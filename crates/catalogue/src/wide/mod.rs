@@ -13,6 +13,8 @@ pub mod adiantum;
 pub mod hctr2;
 pub mod nh;
 pub mod poly1305;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod poly1305_ifma;
 
 use cipher::consts::U16;
 use cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};

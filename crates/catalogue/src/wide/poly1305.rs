@@ -44,6 +44,10 @@ pub struct Poly1305Hash {
     key: Key,
     /// `h0 + h1 * 2^64 + h2 * 2^128`, with `h2 <= 4` between blocks.
     h: [u64; 3],
+    /// The powers of `r` for the AVX-512 IFMA code, which then absorbs the
+    /// long runs of blocks ([`Poly1305Hash::new_ifma`]).
+    #[cfg(target_arch = "x86_64")]
+    ifma: Option<Box<super::poly1305_ifma::Powers>>,
 }
 
 impl Drop for Poly1305Hash {
@@ -174,7 +178,25 @@ impl Poly1305Hash {
                 s1: r1 + (r1 >> 2),
             },
             h: [0; 3],
+            #[cfg(target_arch = "x86_64")]
+            ifma: None,
         }
+    }
+
+    /// The same hash, absorbing runs of eight or more blocks with AVX-512
+    /// IFMA (`crate::wide::poly1305_ifma`).
+    ///
+    /// # Panics
+    /// If this CPU lacks AVX-512 F or IFMA.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn new_ifma(r: &[u8; 16]) -> Self {
+        assert!(
+            super::poly1305_ifma::runnable(),
+            "Poly1305 on AVX-512 IFMA: not on this CPU"
+        );
+        let mut p = Self::new(r);
+        p.ifma = Some(Box::new(super::poly1305_ifma::Powers::new(p.key)));
+        p
     }
 
     /// The key and the running hash, for a loop that keeps them in registers.
@@ -203,6 +225,12 @@ impl Poly1305Hash {
     /// Absorbs whole 16-byte blocks (`data.len()` must be a multiple of 16).
     pub fn update_blocks(&mut self, data: &[u8]) {
         debug_assert!(data.len().is_multiple_of(BLOCK));
+        #[cfg(target_arch = "x86_64")]
+        let data = match &self.ifma {
+            // SAFETY: `new_ifma` checked that the CPU has AVX-512 F and IFMA.
+            Some(p) => &data[unsafe { super::poly1305_ifma::absorb(p, &mut self.h, data) }..],
+            None => data,
+        };
         let load = |b: &[u8]| u128::from_le_bytes(b.try_into().expect("16 bytes"));
         // The limbs live in registers for the whole loop.
         let mut h = self.h;
@@ -418,6 +446,44 @@ mod tests {
                 want.as_slice(),
                 "{len}"
             );
+        }
+    }
+
+    /// The AVX-512 IFMA code (eight blocks a step) against the crate: random
+    /// keys and lengths across step edges, a hash carried in from blocks
+    /// before, and the largest keys and blocks, where every limb is at its
+    /// bound.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn ifma_equals_the_crate() {
+        if !crate::wide::poly1305_ifma::runnable() {
+            println!("note: Poly1305 on AVX-512 IFMA not tested: not on this CPU");
+            return;
+        }
+        let mut next = rng(0x1f3a_0305_cafe_d00d);
+        let mut cases: Vec<([u8; 16], Vec<u8>)> = Vec::new();
+        for len in (0..600).chain([1023, 1024, 1025, 4096 + 5, 16_384, 65_536 + 31]) {
+            let mut r = [0u8; 16];
+            r.iter_mut().for_each(|b| *b = next() as u8);
+            cases.push((r, (0..len).map(|_| next() as u8).collect()));
+        }
+        for r in [[0xff; 16], [0x0f; 16]] {
+            for n in [8, 9, 16, 17, 64, 200] {
+                cases.push((r, vec![0xff; 16 * n + 3]));
+            }
+        }
+        for (r, msg) in &cases {
+            let len = msg.len();
+            let mut p = Poly1305Hash::new_ifma(r);
+            p.update_message(msg);
+            assert_eq!(p.finish(), oracle(r, msg), "length {len}");
+            // Blocks before the vector code: h arrives non-zero.
+            let cut = (next() as usize % (len / BLOCK + 1)) * BLOCK;
+            let mut q = Poly1305Hash::new_ifma(r);
+            q.update_blocks(&msg[..cut]);
+            q.update_blocks(&msg[cut..len / BLOCK * BLOCK]);
+            q.update_message(&msg[len / BLOCK * BLOCK..]);
+            assert_eq!(q.finish(), p.finish(), "length {len} cut {cut}");
         }
     }
 

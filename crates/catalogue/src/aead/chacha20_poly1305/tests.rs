@@ -23,14 +23,32 @@ fn every_stitched(key: &[u8; 32]) -> Vec<ChaCha20Poly1305> {
 }
 
 /// The AEAD keyed with `key` on every backend this CPU runs: each ChaCha
-/// kernel with Poly1305 after it, and the stitched AVX2 and SSSE3 code.
+/// kernel with Poly1305 after it, the stitched AVX2 and SSSE3 code, and
+/// AVX-512 with Poly1305 on IFMA.
 fn every_aead(key: &[u8; 32]) -> Vec<ChaCha20Poly1305> {
     let mut out: Vec<_> = backends()
         .into_iter()
         .map(|imp| ChaCha20Poly1305::new(imp, key))
         .collect();
     out.extend(every_stitched(key));
+    if ifma_runnable() {
+        out.push(ChaCha20Poly1305::new_ifma(key));
+    } else {
+        println!("note: ChaCha20-Poly1305 on AVX-512 IFMA not tested: not on this CPU");
+    }
     out
+}
+
+#[test]
+fn ifma_is_named_and_runs_the_avx512_kernel() {
+    if !ifma_runnable() {
+        println!("note: ChaCha20-Poly1305 on AVX-512 IFMA not tested: not on this CPU");
+        return;
+    }
+    let aead = ChaCha20Poly1305::new_ifma(&[3; 32]);
+    assert_eq!(aead.implementation(), ChaChaPolyImpl::Avx512Ifma);
+    assert_eq!(aead.imp(), ChaChaImpl::Avx512);
+    assert_eq!(aead.implementation().name(), "avx512+poly1305-ifma");
 }
 
 #[test]
