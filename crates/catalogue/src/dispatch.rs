@@ -556,7 +556,8 @@ mod tests {
         };
         assert_eq!(chacha_for(at(Tier::Portable)), no_avx);
         // Our stitched code at the AVX2 tiers (where the CPU has BMI2 too),
-        // AWS-LC's with AVX-512 (not measured) and below AVX2.
+        // ours on AVX-512 IFMA where the CPU has it (else AWS-LC's), and
+        // below AVX2.
         let stitched_or_aws_lc = |imp| {
             if crate::aead::chacha20_poly1305::stitched_runnable(imp) {
                 ChaChaPolyImpl::stitched(imp)
@@ -569,7 +570,11 @@ mod tests {
         assert_eq!(chacha20_poly1305_for(at(Tier::AesniAvx2)), avx2);
         assert_eq!(
             chacha20_poly1305_for(at(Tier::Avx512)),
-            ChaChaPolyImpl::AwsLc
+            if crate::aead::chacha20_poly1305::ifma_runnable() {
+                ChaChaPolyImpl::Avx512Ifma
+            } else {
+                ChaChaPolyImpl::AwsLc
+            }
         );
         // Below AVX2, our SSSE3 stitched code; on a CPU without SSSE3, AWS-LC.
         assert_eq!(
