@@ -1,5 +1,6 @@
 //! VAES on 512-bit registers (VAES and AVX-512): 4 blocks per register, 4
-//! registers (16 blocks) in flight for ECB, CBC decryption, CTR and XTS.
+//! registers (16 blocks) in flight for ECB, CTR and XTS, 8 (32 blocks) for
+//! CBC decryption.
 //! CBC encryption is sequential and runs the AES-NI code; the last blocks
 //! that fill no whole register go there too.
 
@@ -8,8 +9,12 @@ use core::arch::x86_64::*;
 use super::x86_aesni::{self, by_rounds};
 use super::x86_modes::{self as m, Lanes, MAX_KEYS};
 
-/// Registers in flight in the parallel modes.
+/// Registers in flight in the parallel modes...
 const W: usize = 4;
+/// ...but CBC decryption, which needs no register for tweaks or counters:
+/// on Zen 4 (one 512-bit AESDEC a cycle) 1.6% faster with eight, and XTS 17%
+/// slower.
+const W_CBC: usize = 8;
 
 /// 4 AES blocks in a zmm register.
 #[derive(Clone, Copy)]
@@ -136,7 +141,7 @@ pub(super) unsafe fn cbc_decrypt(
 ) {
     // SAFETY: as in `ecb`.
     unsafe {
-        let done = by_rounds!(nr, cbc_decrypt::<Zmm, W>(keys, iv, data));
+        let done = by_rounds!(nr, cbc_decrypt::<Zmm, W_CBC>(keys, iv, data));
         x86_aesni::cbc_decrypt(keys, nr, iv, &mut data[done..]);
     }
 }
