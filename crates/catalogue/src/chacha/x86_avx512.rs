@@ -155,7 +155,7 @@ macro_rules! arx {
     };
 }
 
-/// Byte-shuffle masks of the 16- and 8-bit rotations of [`double_round2!`],
+/// Byte-shuffle masks of the 16- and 8-bit rotations of `double_round2!`,
 /// read from memory by `vpshufb`: every register holds state.
 #[cfg(target_arch = "x86_64")]
 #[repr(align(64))]
@@ -207,7 +207,7 @@ macro_rules! double_round2 {
     };
 }
 
-/// One round of [`double_round2!`]: its quarter rounds' `(a, b, d)` and
+/// One round of `double_round2!`: its quarter rounds' `(a, b, d)` and
 /// `(c, d, b)` register triples, through the four steps.
 #[cfg(target_arch = "x86_64")]
 macro_rules! round2 {
@@ -222,7 +222,7 @@ macro_rules! round2 {
 }
 
 /// Two batches (`2 * N` blocks) from counter `ctr` XORed into `out`
-/// (`2 * N * 64` bytes), their rounds interleaved ([`double_round2!`]).
+/// (`2 * N * 64` bytes), their rounds interleaved (`double_round2!`).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f")]
