@@ -9,14 +9,16 @@ timed on this CPU, turned into a ceiling in MiB/s per row and tier.
   * clock:  64 dependent ADDs an iteration, one a cycle (the way
             `clustercrypt bench` and libgcrypt's bench-slope measure it).
   * AESENC: latency (one dependent chain) and throughput (12 independent
-            chains; 128-bit, and 256-bit VAES where the CPU has it).
+            chains; 128-bit, and 256- and 512-bit VAES where the CPU has
+            them).
   * AES-GCM (AES-NI + PCLMULQDQ): one round of eight AESENC carrying one
             block's GHASH work (load, byte swap, three PCLMULQDQ of
             Karatsuba, its middle operand, three accumulating XORs), the
             round every stitched kernel (AWS-LC's, libgcrypt's, ours) repeats.
-  * ChaCha20: one double round of the vertical kernels (AVX2: 8 blocks in
-            ymm; SSSE3: 4 blocks in xmm, with the copies two-operand SSE
-            needs before each shift), its instructions in a fixed shuffled
+  * ChaCha20: one double round of the vertical kernels (AVX-512: 16 blocks
+            in zmm with VPROLD; AVX2: 8 blocks in ymm; SSSE3: 4 blocks in
+            xmm, with the copies two-operand SSE needs before each shift),
+            its instructions in a fixed shuffled
             order on 14 registers, so that no chain longer than a few
             instructions limits it.
 
@@ -24,12 +26,13 @@ The ceilings (B = bytes, c = cycles):
   aes-cbc encryption   16 B / (rounds x AESENC latency): the chain of one
                        block after the other, the next plaintext folded into
                        the last round's key.
-  aes-ecb, -ctr, -xts, 16 B (32 with VAES) / (rounds x AESENC or AESDEC
-  aes-cbc decryption   throughput).
+  aes-ecb, -ctr, -xts, 16 B (32 with VAES-256, 64 with VAES-512) / (rounds
+  aes-cbc decryption   x AESENC or AESDEC throughput).
   aes-gcm (aesni)      128 B / (8 GHASH-carrying rounds + the other rounds of
                        eight AESENC): the reduction, counters and stores
                        are left out, so the true bound is lower.
-  chacha20             512 B (AVX2) or 256 B (SSSE3) / (10 double rounds):
+  chacha20             1024 B (AVX-512), 512 B (AVX2) or 256 B (SSSE3) /
+                       (10 double rounds):
                        the feed-forward and the transposition are left out.
 
 Each is an upper bound for kernels made of that instruction mix: it leaves out
@@ -328,14 +331,14 @@ def check(facts):
     ratio("gcm_round", "aes8_round", 1, 0.95, 10.0, "GHASH work adds to the AES round")
     ratio("vaesenc512_throughput", "vaesenc256_throughput", 1, 0.9, 2.5,
           "a 512-bit VAESENC is one or two 256-bit ones")
-    for name, per_qr in (("chacha_avx512_double_round", 12), ("chacha_avx2_double_round", 16),
-                         ("chacha_ssse3_double_round", 18)):
-        # A double round is 8 quarter rounds of 12 instructions (AVX-512's
-        # rotations), 16 or 18 (SSE's copies), and a swap with the stack (none
-        # with AVX-512's 32 registers); at
-        # most 8 instructions a cycle on any x86 core, so one that seems
-        # faster did not run them.
-        ops = 8 * per_qr + (0 if per_qr == 12 else 2)
+    # A double round is 8 quarter rounds of 12 instructions (AVX-512's
+    # rotations), 16 (AVX2) or 18 (SSE's copies), and but for AVX-512 a swap
+    # with the stack (2); at most 8 instructions a cycle on any x86 core, so
+    # one that seems faster did not run them.
+    for name, per_qr, swap in (("chacha_avx512_double_round", 12, 0),
+                               ("chacha_avx2_double_round", 16, 2),
+                               ("chacha_ssse3_double_round", 18, 2)):
+        ops = 8 * per_qr + swap
         if len(PROBES[name][1]) != ops:
             bad.append(f"{name} has {len(PROBES[name][1])} instructions, a double round {ops}")
         if name in c and not ops / 8 <= c[name] <= ops * 2:

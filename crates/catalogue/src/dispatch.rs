@@ -337,7 +337,7 @@ pub enum ChaChaPolyImpl {
     /// Ours with ChaCha20 on SSSE3 and Poly1305 stitched into one pass.
     Ssse3Stitched,
     /// Ours with ChaCha20 on AVX-512 and Poly1305 on AVX-512 IFMA, eight
-    /// blocks at a time ([`crate::aead::ChaCha20Poly1305::new_ifma`]).
+    /// blocks a vector ([`crate::aead::ChaCha20Poly1305::new_ifma`]).
     Avx512Ifma,
 }
 

@@ -51,7 +51,7 @@ enum Poly {
     /// One block at a time on the integer units, stitched between the vector
     /// ChaCha rounds (AVX2 or SSSE3) in one pass.
     Stitched,
-    /// Eight blocks at a time on AVX-512 IFMA, over each [`CHUNK`] after
+    /// Eight blocks a vector on AVX-512 IFMA, over each [`CHUNK`] after
     /// ChaCha20 on AVX-512.
     Ifma,
 }

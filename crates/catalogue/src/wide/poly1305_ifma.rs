@@ -243,9 +243,10 @@ fn finish(x: [__m512i; 3]) -> [u64; 3] {
 /// [`STEP`]. The rest is the caller's, for the block-at-a-time code.
 ///
 /// Two chains take turns, 16 blocks a step, so that one multiplies while the
-/// other waits for its carries (on Zen 4 a step of one chain is about 25
-/// cycles of latency, and 8 blocks' work 20 of throughput); an odd step at
-/// the end is a lone one.
+/// other waits for its carries (a step is a chain of three dependent
+/// `vpmadd52` and about ten carry operations); an odd step at the end is a
+/// lone one. On Zen 4 the AEAD at `avx512` ran 1.06x faster than with one
+/// chain (docs/PERFORMANCE.md, "Zen 4 session").
 ///
 /// # Safety
 /// The CPU must support AVX-512 F and IFMA ([`runnable`]).
