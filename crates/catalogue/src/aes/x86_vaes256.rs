@@ -146,6 +146,19 @@ impl Lanes for Ymm {
         // SAFETY: the caller runs with VAES and AVX2.
         unsafe { last8_ymm::<ENC>(b, k) }
     }
+    #[inline(always)]
+    unsafe fn round8_mul16<const ENC: bool>(
+        b: &mut [Self; 8],
+        k: Self,
+        src: *const Self,
+        dst: *mut Self,
+        _low: Self,
+        poly: Self,
+    ) {
+        // SAFETY: the caller runs with VAES, VPCLMULQDQ and AVX2 and passes
+        // a readable `src` and a writable `dst`.
+        unsafe { round8_mul16_ymm::<ENC>(b, k, src, dst, poly) }
+    }
 }
 
 // The eight-register rounds as `asm!` (see `round8`); ymm operands need AVX
@@ -171,6 +184,26 @@ fn last8_ymm<const ENC: bool>(b: &mut [Ymm; 8], k: Ymm) {
             round8!(vex "vaesenclast", b, k);
         } else {
             round8!(vex "vaesdeclast", b, k);
+        }
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2,vaes,vpclmulqdq")]
+unsafe fn round8_mul16_ymm<const ENC: bool>(
+    b: &mut [Ymm; 8],
+    k: Ymm,
+    src: *const Ymm,
+    dst: *mut Ymm,
+    poly: Ymm,
+) {
+    // SAFETY: VAES, VPCLMULQDQ and AVX2 are enabled; the caller passes 32
+    // readable bytes at `src` and 32 writable at `dst`.
+    unsafe {
+        if ENC {
+            round8!(vex_mul16 "vaesenc", b, k, src, dst, poly);
+        } else {
+            round8!(vex_mul16 "vaesdec", b, k, src, dst, poly);
         }
     }
 }
