@@ -94,6 +94,15 @@ pub(super) trait Lanes: Copy {
             *x = unsafe { if ENC { x.enc_last(k) } else { x.dec_last(k) } };
         }
     }
+    /// One round (AESENC if `ENC`, else AESDEC) on twelve vectors: the
+    /// AES-NI backend overrides it as [`Lanes::round8`].
+    #[inline(always)]
+    unsafe fn round12<const ENC: bool>(b: &mut [Self; 12], k: Self) {
+        for x in b.iter_mut() {
+            // SAFETY: the caller runs with the features of `enc` and `dec`.
+            *x = unsafe { if ENC { x.enc(k) } else { x.dec(k) } };
+        }
+    }
     /// One round (AESENC if `ENC`, else AESDEC) on eight vectors and one
     /// step of the XTS tweak chain `t`, `m` (see [`double_step`]). Backends
     /// override it to put the doubling among the rounds: LLVM would move it
@@ -146,6 +155,24 @@ pub(super) trait Lanes: Copy {
 /// waiting on latency. A round as one `asm!` block keeps the eight blocks of
 /// each round together, and the rounds in order by their data dependences.
 macro_rules! round8 {
+    (sse12 $op:literal, $b:expr, $k:expr) => {
+        core::arch::asm!(
+            concat!($op, " {0}, {k}"), concat!($op, " {1}, {k}"),
+            concat!($op, " {2}, {k}"), concat!($op, " {3}, {k}"),
+            concat!($op, " {4}, {k}"), concat!($op, " {5}, {k}"),
+            concat!($op, " {6}, {k}"), concat!($op, " {7}, {k}"),
+            concat!($op, " {8}, {k}"), concat!($op, " {9}, {k}"),
+            concat!($op, " {10}, {k}"), concat!($op, " {11}, {k}"),
+            inout(xmm_reg) $b[0].0, inout(xmm_reg) $b[1].0,
+            inout(xmm_reg) $b[2].0, inout(xmm_reg) $b[3].0,
+            inout(xmm_reg) $b[4].0, inout(xmm_reg) $b[5].0,
+            inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
+            inout(xmm_reg) $b[8].0, inout(xmm_reg) $b[9].0,
+            inout(xmm_reg) $b[10].0, inout(xmm_reg) $b[11].0,
+            k = in(xmm_reg) $k.0,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
     (sse $op:literal, $b:expr, $k:expr) => {
         core::arch::asm!(
             concat!($op, " {0}, {k}"), concat!($op, " {1}, {k}"),
@@ -321,6 +348,11 @@ unsafe fn rounds_but_last<V: Lanes, const NR: usize, const W: usize, const ENC: 
     unsafe {
         if let Ok(b8) = <&mut [V; 8]>::try_from(&mut b[..]) {
             let mut round = |key: &V| V::round8::<ENC>(b8, *key);
+            unrolled!(round; 0 1 2 3 4 5 6 7 8 9 10 11 12);
+            return;
+        }
+        if let Ok(b12) = <&mut [V; 12]>::try_from(&mut b[..]) {
+            let mut round = |key: &V| V::round12::<ENC>(b12, *key);
             unrolled!(round; 0 1 2 3 4 5 6 7 8 9 10 11 12);
             return;
         }
