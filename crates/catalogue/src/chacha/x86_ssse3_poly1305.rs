@@ -279,7 +279,7 @@ macro_rules! hashing_double_rounds {
 
 /// Poly1305 work for [`keystream`]'s rounds: the running hash `h` (`h2 <=
 /// 4`), the clamped key `r0, r1, s1 = r1 + r1 / 4` and the batch's 16 blocks.
-struct Hash<'a> {
+pub(super) struct Hash<'a> {
     h: &'a mut [u64; 3],
     key: &'a [u64; 3],
     blocks: &'a [u8; BATCH],
@@ -322,12 +322,12 @@ unsafe fn rounds<const MULX: bool>(x: &mut [__m128i; 16], hash: Option<Hash<'_>>
 }
 
 /// The 16 state words, each broadcast to a vector, made once per call.
-type Words = [__m128i; 16];
+pub(super) type Words = [__m128i; 16];
 
 /// The state `st` as [`Words`].
 #[inline]
 #[target_feature(enable = "ssse3")]
-fn broadcast(st: &[u32; 16]) -> Words {
+pub(super) fn broadcast(st: &[u32; 16]) -> Words {
     let mut w = [_mm_setzero_si128(); 16];
     for (v, &x) in w.iter_mut().zip(st) {
         *v = _mm_set1_epi32(x as i32);
@@ -344,7 +344,7 @@ fn broadcast(st: &[u32; 16]) -> Words {
 /// no target features of its own, so it is callable only from code with
 /// them enabled), so that the key stream goes from registers to [`xor_out`].
 #[inline(always)]
-unsafe fn keystream<const MULX: bool>(
+pub(super) unsafe fn keystream<const MULX: bool>(
     st: &Words,
     ctr: u32,
     hash: Option<Hash<'_>>,
@@ -367,7 +367,7 @@ unsafe fn keystream<const MULX: bool>(
 /// XORs the key stream `x` of [`keystream`] into `out`.
 #[inline]
 #[target_feature(enable = "ssse3")]
-fn xor_out(x: &[__m128i; 16], out: &mut [u8; BATCH]) {
+pub(super) fn xor_out(x: &[__m128i; 16], out: &mut [u8; BATCH]) {
     let mut xor_into = |at: usize, k: __m128i| {
         let p = out[at..at + 16].as_mut_ptr().cast::<__m128i>();
         // SAFETY: the slice above is 16 bytes long; unaligned load and
