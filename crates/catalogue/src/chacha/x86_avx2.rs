@@ -236,9 +236,10 @@ macro_rules! step {
 }
 
 /// `R / 2` double rounds on `v` (`v[i]` in `ymm{i}`) and the swap slot
-/// `slot`; with `yes`, a Poly1305 block in each of the last three steps of
-/// each double round: `$h` the hash limbs, `$blocks` the blocks, `$key` the
-/// key limbs. The steps with the swap may write memory; without Poly1305 the
+/// `slot`; with `yes`, a Poly1305 block in each step of the first
+/// double rounds and in each of the last three steps of the others, as many
+/// as `$blocks` holds (3 to 4 a double round): `$h` the hash limbs,
+/// `$blocks` the blocks, `$key` the key limbs. The steps with the swap may write memory; without Poly1305 the
 /// flags survive.
 #[cfg(target_arch = "x86_64")]
 macro_rules! double_rounds {
@@ -249,23 +250,67 @@ macro_rules! double_rounds {
         }
     };
     ($r:expr, $v:ident, $slot:ident, yes, $h:ident, $blocks:ident, $key:ident) => {
+        // The double rounds that hash four blocks (one in each step) come
+        // first; the others hash three.
+        let four = $blocks.len() / 16 - 3 * ($r / 2);
+        let mut m = $blocks.as_ptr();
         for i in 0..$r / 2 {
-            let m = $blocks[48 * i..48 * i + 48].as_ptr();
-            double_rounds!(@one $v, $slot, yes,
-                [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                 m = in(reg) m, k = in(reg) $key.as_ptr(),
-                 x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                 out("rdx") _,],
-                [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                 m = in(reg) m.wrapping_add(16), k = in(reg) $key.as_ptr(),
-                 x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                 out("rdx") _,],
-                [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                 m = in(reg) m.wrapping_add(32), k = in(reg) $key.as_ptr(),
-                 x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                 out("rdx") _,],
-                (pure, readonly, nostack), (nostack));
+            if i < four {
+                double_rounds!(@four $v, $slot,
+                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                     m = in(reg) m, k = in(reg) $key.as_ptr(),
+                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                     out("rdx") _,],
+                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                     m = in(reg) m.wrapping_add(16), k = in(reg) $key.as_ptr(),
+                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                     out("rdx") _,],
+                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                     m = in(reg) m.wrapping_add(32), k = in(reg) $key.as_ptr(),
+                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                     out("rdx") _,],
+                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                     m = in(reg) m.wrapping_add(48), k = in(reg) $key.as_ptr(),
+                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                     out("rdx") _,]);
+                m = m.wrapping_add(64);
+            } else {
+                double_rounds!(@one $v, $slot, yes,
+                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                     m = in(reg) m, k = in(reg) $key.as_ptr(),
+                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                     out("rdx") _,],
+                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                     m = in(reg) m.wrapping_add(16), k = in(reg) $key.as_ptr(),
+                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                     out("rdx") _,],
+                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+                     m = in(reg) m.wrapping_add(32), k = in(reg) $key.as_ptr(),
+                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+                     out("rdx") _,],
+                    (pure, readonly, nostack), (nostack));
+                m = m.wrapping_add(48);
+            }
         }
+    };
+    // A double round hashing a block in each of its four steps.
+    (@four $v:ident, $slot:ident, [$($e0:tt)*], [$($e1:tt)*], [$($e2:tt)*], [$($e3:tt)*]) => {
+        step!($v, concat!(
+            qr2!(yes; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
+            "vmovdqa ymm15, ymmword ptr [{s}]\n",
+            "vmovdqa ymmword ptr [{s}], ymm8\n",
+        ), (nostack), s = in(reg) &raw mut $slot, $($e0)*);
+        step!($v,
+            qr2!(yes; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
+            (pure, readonly, nostack), $($e1)*);
+        step!($v, concat!(
+            qr2!(yes; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
+            "vmovdqa ymm8, ymmword ptr [{s}]\n",
+            "vmovdqa ymmword ptr [{s}], ymm15\n",
+        ), (nostack), s = in(reg) &raw mut $slot, $($e2)*);
+        step!($v,
+            qr2!(yes; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
+            (pure, readonly, nostack), $($e3)*);
     };
     (@one $v:ident, $slot:ident, $p:ident, [$($e1:tt)*], [$($e2:tt)*], [$($e3:tt)*],
      ($($ro:ident),*), ($($rw:ident),*)) => {
@@ -319,15 +364,16 @@ impl Stitch for Hash<'_> {
 }
 
 /// Poly1305 work for [`keystream`]: the stitched ChaCha20-Poly1305
-/// ([`super::x86_avx2_poly1305`]) hashes one block in each of the last three
-/// steps (column or diagonal pairs) of every double round.
+/// ([`super::x86_avx2_poly1305`]) hashes one block in each step (column or
+/// diagonal pair) of the first double rounds and in each of the last three
+/// steps of the others ([`double_rounds!`]).
 #[cfg(target_arch = "x86_64")]
 pub(super) struct Hash<'a> {
     /// The running hash `h0, h1, h2` (`h2 <= 4`).
     h: &'a mut [u64; 3],
     /// The clamped key `r0, r1, s1 = r1 + r1 / 4`.
     key: &'a [u64; 3],
-    /// `3 * R / 2` Poly1305 blocks, in order.
+    /// 3 to 4 Poly1305 blocks per double round (`3 * R / 2` to `2 * R`), in order.
     blocks: &'a [u8],
 }
 
@@ -361,8 +407,9 @@ fn rounds_asm<const R: usize>(x: &mut [__m256i; 16], stitch: impl Stitch) {
         None => double_rounds!(R, v, slot, no),
         Some(Hash { h, key, blocks }) => {
             assert!(
-                blocks.len() >= 48 * (R / 2),
-                "3 Poly1305 blocks per double round"
+                blocks.len().is_multiple_of(16)
+                    && (48 * (R / 2)..=64 * (R / 2)).contains(&blocks.len()),
+                "3 or 4 Poly1305 blocks per double round"
             );
             let mut hh = *h;
             double_rounds!(R, v, slot, yes, hh, blocks, key);
