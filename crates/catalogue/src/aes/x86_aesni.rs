@@ -14,8 +14,10 @@ const W: usize = 8;
 /// Blocks in flight in CTR and CBC decryption: 12 of the 16 xmm registers,
 /// the round key and the data XORed into the last round taking the rest.
 /// With 8, AESENC's latency (4 cycles at 2 a cycle on Zen 4) left no slack
-/// at the batch edges; 12 measured 1.04-1.05x for AES-256 there (Zen 4,
-/// `aesni-avx2` tier). VAES-256 at 12 ymm registers was 0.9-1.0x.
+/// at the batch edges; 12 measured 1.04x for AES-256 there (Zen 4,
+/// `aesni-avx2` tier). On Zen 3 an earlier try of the same measured CTR at
+/// 0.97-1.01x (docs/PERFORMANCE.md, eighth Zen 3 session), within its noise;
+/// VAES-256 at 12 ymm registers was 0.9-1.0x on Zen 4.
 const W_WIDE: usize = 12;
 
 /// One AES block in an xmm register.
