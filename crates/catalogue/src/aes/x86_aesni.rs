@@ -1,7 +1,8 @@
 //! AES-NI on 128-bit registers (no VAES): 12 blocks in flight for CTR and CBC
-//! decryption, 8 for ECB and XTS, one block at a time for CBC encryption. Also the key schedule
-//! (FIPS-197 §5.2, SubWord by AESENCLAST) and the decryption keys (AESIMC),
-//! which the VAES backends share, and the last blocks they leave over.
+//! decryption, 8 for ECB and XTS, one block at a time for CBC encryption.
+//! Also the key schedule (FIPS-197 §5.2, SubWord by AESENCLAST) and the
+//! decryption keys (AESIMC), which the VAES backends share, and the last
+//! blocks they leave over.
 
 use core::arch::x86_64::*;
 

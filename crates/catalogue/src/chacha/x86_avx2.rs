@@ -236,11 +236,11 @@ macro_rules! step {
 }
 
 /// `R / 2` double rounds on `v` (`v[i]` in `ymm{i}`) and the swap slot
-/// `slot`; with `yes`, a Poly1305 block in each step of the first
-/// double rounds and in each of the last three steps of the others, as many
-/// as `$blocks` holds (3 to 4 a double round): `$h` the hash limbs,
-/// `$blocks` the blocks, `$key` the key limbs. The steps with the swap may write memory; without Poly1305 the
-/// flags survive.
+/// `slot`; with `yes`, a Poly1305 block in each step of the first double
+/// rounds and in each of the last three steps of the others, as many as
+/// `$blocks` holds (3 to 4 a double round): `$h` the hash limbs, `$blocks`
+/// the blocks, `$key` the key limbs. The steps with the swap may write
+/// memory; without Poly1305 the flags survive.
 #[cfg(target_arch = "x86_64")]
 macro_rules! double_rounds {
     ($r:expr, $v:ident, $slot:ident, no) => {
