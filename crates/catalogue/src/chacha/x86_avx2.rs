@@ -211,6 +211,19 @@ macro_rules! poly {
 /// `$v[i]` in `ymm{i}`, with the extra operands `$extra`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! step {
+    // A step that hashes no block: the flags survive.
+    (@hash no [], $v:ident, $text:expr, ($($opt:ident),*), $($extra:tt)*) => {
+        step!($v, $text, ($($opt,)* preserves_flags), $($extra)*)
+    };
+    // A step that hashes the block at `$m` ([`poly!`]'s operands).
+    (@hash yes [$h:ident, $key:ident, $m:expr], $v:ident, $text:expr, ($($opt:ident),*),
+     $($extra:tt)*) => {
+        step!($v, $text, ($($opt),*), $($extra)*
+            h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
+            m = in(reg) $m, k = in(reg) $key.as_ptr(),
+            x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
+            out("rdx") _,)
+    };
     ($v:ident, $text:expr, ($($opt:ident),*), $($extra:tt)*) => {
         // SAFETY: register arithmetic on the operands; aligned 32-byte reads
         // of the masks and of and writes to the swap slot (a live local);
@@ -245,8 +258,7 @@ macro_rules! step {
 macro_rules! double_rounds {
     ($r:expr, $v:ident, $slot:ident, no) => {
         for _ in 0..$r / 2 {
-            double_rounds!(@one $v, $slot, no, [], [], [],
-                (pure, readonly, nostack, preserves_flags), (nostack, preserves_flags));
+            double_rounds!(@one $v, $slot, [no], [no], [no], [no]);
         }
     };
     ($r:expr, $v:ident, $slot:ident, yes, $h:ident, $blocks:ident, $key:ident) => {
@@ -256,80 +268,38 @@ macro_rules! double_rounds {
         let mut m = $blocks.as_ptr();
         for i in 0..$r / 2 {
             if i < four {
-                double_rounds!(@four $v, $slot,
-                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                     m = in(reg) m, k = in(reg) $key.as_ptr(),
-                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                     out("rdx") _,],
-                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                     m = in(reg) m.wrapping_add(16), k = in(reg) $key.as_ptr(),
-                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                     out("rdx") _,],
-                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                     m = in(reg) m.wrapping_add(32), k = in(reg) $key.as_ptr(),
-                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                     out("rdx") _,],
-                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                     m = in(reg) m.wrapping_add(48), k = in(reg) $key.as_ptr(),
-                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                     out("rdx") _,]);
+                double_rounds!(@one $v, $slot, [yes, $h, $key, m],
+                    [yes, $h, $key, m.wrapping_add(16)], [yes, $h, $key, m.wrapping_add(32)],
+                    [yes, $h, $key, m.wrapping_add(48)]);
                 m = m.wrapping_add(64);
             } else {
-                double_rounds!(@one $v, $slot, yes,
-                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                     m = in(reg) m, k = in(reg) $key.as_ptr(),
-                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                     out("rdx") _,],
-                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                     m = in(reg) m.wrapping_add(16), k = in(reg) $key.as_ptr(),
-                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                     out("rdx") _,],
-                    [h0 = inout(reg) $h[0], h1 = inout(reg) $h[1], h2 = inout(reg) $h[2],
-                     m = in(reg) m.wrapping_add(32), k = in(reg) $key.as_ptr(),
-                     x0l = out(reg) _, x0h = out(reg) _, x1l = out(reg) _, x1h = out(reg) _,
-                     out("rdx") _,],
-                    (pure, readonly, nostack), (nostack));
+                double_rounds!(@one $v, $slot, [no], [yes, $h, $key, m],
+                    [yes, $h, $key, m.wrapping_add(16)], [yes, $h, $key, m.wrapping_add(32)]);
                 m = m.wrapping_add(48);
             }
         }
     };
-    // A double round hashing a block in each of its four steps.
-    (@four $v:ident, $slot:ident, [$($e0:tt)*], [$($e1:tt)*], [$($e2:tt)*], [$($e3:tt)*]) => {
-        step!($v, concat!(
-            qr2!(yes; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
+    // One double round, each step `[no]` or `[yes, h, key, block]`. The
+    // steps with the swap write memory.
+    (@one $v:ident, $slot:ident,
+     [$p1:ident $(, $h1:ident, $k1:ident, $m1:expr)?], [$p2:ident $(, $h2:ident, $k2:ident, $m2:expr)?],
+     [$p3:ident $(, $h3:ident, $k3:ident, $m3:expr)?], [$p4:ident $(, $h4:ident, $k4:ident, $m4:expr)?]) => {
+        step!(@hash $p1 [$($h1, $k1, $m1)?], $v, concat!(
+            qr2!($p1; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
             "vmovdqa ymm15, ymmword ptr [{s}]\n",
             "vmovdqa ymmword ptr [{s}], ymm8\n",
-        ), (nostack), s = in(reg) &raw mut $slot, $($e0)*);
-        step!($v,
-            qr2!(yes; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
-            (pure, readonly, nostack), $($e1)*);
-        step!($v, concat!(
-            qr2!(yes; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
+        ), (nostack), s = in(reg) &raw mut $slot,);
+        step!(@hash $p2 [$($h2, $k2, $m2)?], $v,
+            qr2!($p2; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
+            (pure, readonly, nostack),);
+        step!(@hash $p3 [$($h3, $k3, $m3)?], $v, concat!(
+            qr2!($p3; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
             "vmovdqa ymm8, ymmword ptr [{s}]\n",
             "vmovdqa ymmword ptr [{s}], ymm15\n",
-        ), (nostack), s = in(reg) &raw mut $slot, $($e2)*);
-        step!($v,
-            qr2!(yes; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
-            (pure, readonly, nostack), $($e3)*);
-    };
-    (@one $v:ident, $slot:ident, $p:ident, [$($e1:tt)*], [$($e2:tt)*], [$($e3:tt)*],
-     ($($ro:ident),*), ($($rw:ident),*)) => {
-        step!($v, concat!(
-            qr2!(no; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
-            "vmovdqa ymm15, ymmword ptr [{s}]\n",
-            "vmovdqa ymmword ptr [{s}], ymm8\n",
-        ), (nostack, preserves_flags), s = in(reg) &raw mut $slot,);
-        step!($v,
-            qr2!($p; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
-            ($($ro),*), $($e1)*);
-        step!($v, concat!(
-            qr2!($p; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
-            "vmovdqa ymm8, ymmword ptr [{s}]\n",
-            "vmovdqa ymmword ptr [{s}], ymm15\n",
-        ), ($($rw),*), s = in(reg) &raw mut $slot, $($e2)*);
-        step!($v,
-            qr2!($p; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
-            ($($ro),*), $($e3)*);
+        ), (nostack), s = in(reg) &raw mut $slot,);
+        step!(@hash $p4 [$($h4, $k4, $m4)?], $v,
+            qr2!($p4; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
+            (pure, readonly, nostack),);
     };
 }
 
