@@ -901,19 +901,41 @@ mod avx2x;
 mod avx512x;
 
 /// A multi-block word type of an x86-64 SIMD backend, which moves its
-/// [`X86Words::LANES`] blocks between block registers and words. The fused
-/// CBC decryption and CTR loops ([`cbc_decrypt_x86`], [`ctr_x86`]) are written
-/// once over it.
+/// [`X86Words::LANES`] blocks between vectors of whole blocks and words. The
+/// fused CBC decryption and CTR loops ([`cbc_decrypt_x86`], [`ctr_x86`]) are
+/// written once over it.
 #[cfg(target_arch = "x86_64")]
 trait X86Words: Word {
     /// Blocks per word.
     const LANES: usize;
-    /// `LANES` blocks (one per register) transposed into words.
-    fn from_blocks(b: &[core::arch::x86_64::__m128i]) -> [Self; 4];
-    /// Inverse of [`X86Words::from_blocks`].
-    fn to_blocks(x: [Self; 4], b: &mut [core::arch::x86_64::__m128i]);
-    /// A word whose lane `i` is `f(i)`.
+    /// A register of consecutive blocks, as the backend loads and stores them
+    /// (AVX2: two blocks, so that a batch is transposed in its 256-bit
+    /// registers, as libgcrypt does, not block by block).
+    type Vec: Copy;
+    /// Vectors of `LANES` consecutive blocks transposed into words; which
+    /// lane holds which block is the backend's choice ([`X86Words::from_fn`]
+    /// uses the same).
+    fn from_vecs(b: &[Self::Vec]) -> [Self; 4];
+    /// Inverse of [`X86Words::from_vecs`].
+    fn to_vecs(x: [Self; 4], b: &mut [Self::Vec]);
+    /// A word whose lane of block `i` (of `0..LANES`) is `f(i)`.
     fn from_fn(f: impl Fn(usize) -> u32) -> Self;
+    /// Unaligned load of a vector.
+    ///
+    /// # Safety
+    /// `p` is valid for reading a vector, and the CPU has the backend's features.
+    unsafe fn load(p: *const u8) -> Self::Vec;
+    /// Unaligned store of `v ^ m`.
+    ///
+    /// # Safety
+    /// `p` is valid for writing a vector, and the CPU has the backend's features.
+    unsafe fn store_xor(p: *mut u8, v: Self::Vec, m: Self::Vec);
+    /// The vector of `prev` and then the blocks from `p`, one fewer than a
+    /// vector holds.
+    ///
+    /// # Safety
+    /// `p` is valid for reading a vector, and the CPU has the backend's features.
+    unsafe fn load_after(prev: core::arch::x86_64::__m128i, p: *const u8) -> Self::Vec;
 }
 
 /// Unaligned 16-byte load (SSE2, the x86-64 baseline).
@@ -925,54 +947,77 @@ fn ld16(b: &[u8; 16]) -> core::arch::x86_64::__m128i {
     unsafe { core::arch::x86_64::_mm_loadu_si128(b.as_ptr().cast()) }
 }
 
-/// Unaligned 16-byte store of `v ^ m`.
+/// The `N` vectors of the `L` blocks at `p`.
+///
+/// # Safety
+/// `p` is valid for reading `L` blocks, the CPU has `W`'s features.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn st16_xor(b: &mut [u8; 16], v: core::arch::x86_64::__m128i, m: core::arch::x86_64::__m128i) {
-    use core::arch::x86_64::{_mm_storeu_si128, _mm_xor_si128};
-    // SAFETY: `b` is 16 writable bytes; unaligned stores are allowed and SSE2
-    // is part of the x86-64 baseline.
-    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), _mm_xor_si128(v, m)) }
+unsafe fn load_vecs<W: X86Words, const L: usize, const N: usize>(p: *const u8) -> [W::Vec; N] {
+    let vb = 16 * L / N;
+    // SAFETY: vector `v` is bytes `v * vb ..` of the `L` blocks at `p` (a loop,
+    // not `array::from_fn`: closures do not inherit the caller's features).
+    unsafe {
+        let mut c = [W::load(p); N];
+        for (v, x) in c.iter_mut().enumerate().skip(1) {
+            *x = W::load(p.add(v * vb));
+        }
+        c
+    }
 }
 
-/// One step of [`cbc_decrypt_x86`]: `L` blocks of `g` decrypted in place,
-/// each XORed with the ciphertext before it (`prev` for the first, then
-/// the step's last ciphertext block). A function, not a closure: closures
-/// do not inherit the AVX2 target feature of the caller.
+/// One step of [`cbc_decrypt_x86`]: the `L` blocks of `g` decrypted in
+/// place, each XORed with the ciphertext before it (`prev` for the first),
+/// and `prev` set to the last ciphertext block. A function, not a closure:
+/// closures do not inherit the AVX2 target feature of the caller.
+///
+/// The previous blocks are read from memory after the rounds, where they
+/// still are because the vectors are stored last to first: the ciphertext
+/// does not stay in registers (or spill) through the rounds.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn cbc_step<W: X86Words, const L: usize>(
+fn cbc_step<W: X86Words, const L: usize, const N: usize>(
     rk: &RoundKeys,
     g: &mut [[u8; 16]],
     prev: &mut core::arch::x86_64::__m128i,
 ) {
-    let c: [_; L] = core::array::from_fn(|i| ld16(&g[i]));
-    let y = decrypt_words(rk, W::from_blocks(&c));
-    let mut p = c;
-    W::to_blocks(y, &mut p);
-    st16_xor(&mut g[0], p[0], *prev);
-    for i in 1..L {
-        st16_xor(&mut g[i], p[i], c[i - 1]);
+    assert_eq!(g.len(), L);
+    let vb = 16 * L / N;
+    let next = ld16(&g[L - 1]);
+    let p = g.as_mut_ptr().cast::<u8>();
+    // SAFETY: `g` is `L` blocks at `p`; every vector read or written below
+    // starts at `v * vb` (v < N) or `v * vb - 16` (v >= 1), inside `g`. The
+    // callers run with `W`'s features.
+    unsafe {
+        let c = load_vecs::<W, L, N>(p);
+        let y = decrypt_words(rk, W::from_vecs(&c));
+        let mut out = c;
+        W::to_vecs(y, &mut out);
+        for v in (1..N).rev() {
+            let q = p.add(v * vb);
+            W::store_xor(q, out[v], W::load(q.sub(16)));
+        }
+        W::store_xor(p, out[0], W::load_after(*prev, p));
     }
-    *prev = c[L - 1];
+    *prev = next;
 }
 
-/// CBC decryption of `L = W::LANES` blocks per step with the previous
-/// ciphertext XORed in registers as the blocks are stored (the generic
-/// batched mode copies the ciphertext aside and makes an extra pass).
-/// In place; `iv` becomes the last ciphertext block.
+/// CBC decryption of `L = W::LANES` blocks (`N` vectors) per step with the
+/// previous ciphertext XORed in as the blocks are stored (the generic batched
+/// mode copies the ciphertext aside and makes an extra pass). In place; `iv`
+/// becomes the last ciphertext block.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn cbc_decrypt_x86<W: X86Words, const L: usize>(
+fn cbc_decrypt_x86<W: X86Words, const L: usize, const N: usize>(
     rk: &RoundKeys,
     iv: &mut [u8; 16],
     blocks: &mut [[u8; 16]],
 ) {
-    const { assert!(W::LANES == L) };
+    const { assert!(W::LANES == L && L.is_multiple_of(N)) };
     let mut prev = ld16(iv);
     let mut groups = blocks.chunks_exact_mut(L);
     for g in &mut groups {
-        cbc_step::<W, L>(rk, g, &mut prev);
+        cbc_step::<W, L, N>(rk, g, &mut prev);
     }
     let tail = groups.into_remainder();
     if let Some(last) = tail.last() {
@@ -982,7 +1027,7 @@ fn cbc_decrypt_x86<W: X86Words, const L: usize>(
         let next = ld16(last);
         let mut tmp = [[0u8; 16]; L];
         tmp[..n].copy_from_slice(tail);
-        cbc_step::<W, L>(rk, &mut tmp, &mut prev);
+        cbc_step::<W, L, N>(rk, &mut tmp, &mut prev);
         tail.copy_from_slice(&tmp[..n]);
         prev = next;
     }
@@ -996,7 +1041,7 @@ fn cbc_decrypt_x86<W: X86Words, const L: usize>(
 /// scalars, without a transposition.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn counter_words<W: X86Words, const L: usize>(c: u128) -> [W; 4] {
+fn counter_words<W: X86Words, const L: usize, const N: usize>(c: u128) -> [W; 4] {
     let lo = c as u32;
     if lo.checked_add(L as u32 - 1).is_some() {
         [
@@ -1006,23 +1051,25 @@ fn counter_words<W: X86Words, const L: usize>(c: u128) -> [W; 4] {
             W::from_fn(|i| lo.wrapping_add(i as u32).swap_bytes()),
         ]
     } else {
-        let b: [core::arch::x86_64::__m128i; L] =
-            core::array::from_fn(|i| ld16(&c.wrapping_add(i as u128).to_be_bytes()));
-        W::from_blocks(&b)
+        let mut b = [[0u8; 16]; L];
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = c.wrapping_add(i as u128).to_be_bytes();
+        }
+        // SAFETY: `b` is `L` blocks; the callers run with `W`'s features.
+        W::from_vecs(&unsafe { load_vecs::<W, L, N>(b.as_ptr().cast()) })
     }
 }
 
-/// The key stream blocks of counters `c .. c + L` (a function, not a
-/// closure, for the reason given at [`cbc_step`]).
+/// The key stream of counters `c .. c + L`, as vectors of blocks (a
+/// function, not a closure, for the reason given at [`cbc_step`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn ctr_stream<W: X86Words, const L: usize>(
-    rk: &RoundKeys,
-    c: u128,
-) -> [core::arch::x86_64::__m128i; L] {
-    let y = encrypt_words(rk, counter_words::<W, L>(c));
-    let mut p = [ld16(&[0; 16]); L];
-    W::to_blocks(y, &mut p);
+fn ctr_stream<W: X86Words, const L: usize, const N: usize>(rk: &RoundKeys, c: u128) -> [W::Vec; N] {
+    let y = encrypt_words(rk, counter_words::<W, L, N>(c));
+    let zero = [[0u8; 16]; L];
+    // SAFETY: `zero` is `L` blocks; the callers run with `W`'s features.
+    let mut p = unsafe { load_vecs::<W, L, N>(zero.as_ptr().cast()) };
+    W::to_vecs(y, &mut p);
     p
 }
 
@@ -1032,29 +1079,43 @@ fn ctr_stream<W: X86Words, const L: usize>(
 /// up a whole counter value, as [`crate::modes::BlockModes::ctr_apply`] does.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn ctr_x86<W: X86Words, const L: usize>(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
-    use core::arch::x86_64::__m128i;
-    const { assert!(W::LANES == L) };
+fn ctr_x86<W: X86Words, const L: usize, const N: usize>(
+    rk: &RoundKeys,
+    ctr: &mut [u8; 16],
+    data: &mut [u8],
+) {
+    const { assert!(W::LANES == L && L.is_multiple_of(N)) };
+    let vb = 16 * L / N;
     let mut c = u128::from_be_bytes(*ctr);
     let (groups, rest) = data.as_chunks_mut::<16>();
     let mut groups = groups.chunks_exact_mut(L);
     for g in &mut groups {
-        let p: [__m128i; L] = ctr_stream::<W, L>(rk, c);
-        for i in 0..L {
-            let d = ld16(&g[i]);
-            st16_xor(&mut g[i], p[i], d);
+        let ks = ctr_stream::<W, L, N>(rk, c);
+        let p = g.as_mut_ptr().cast::<u8>();
+        for (v, k) in ks.iter().enumerate() {
+            // SAFETY: vector `v` of the `L` blocks of `g`; the callers run
+            // with `W`'s features.
+            unsafe {
+                let q = p.add(v * vb);
+                W::store_xor(q, *k, W::load(q));
+            }
         }
         c = c.wrapping_add(L as u128);
     }
     let whole = groups.into_remainder();
     let n = whole.len() + usize::from(!rest.is_empty());
     if n > 0 {
-        let p = ctr_stream::<W, L>(rk, c);
-        let mut ks = [[0u8; 16]; L];
-        for i in 0..n {
-            st16_xor(&mut ks[i], p[i], ld16(&[0; 16]));
+        let ks = ctr_stream::<W, L, N>(rk, c);
+        let mut buf = [[0u8; 16]; L];
+        let p = buf.as_mut_ptr().cast::<u8>();
+        for (v, k) in ks.iter().enumerate() {
+            // SAFETY: vector `v` of the `L` blocks of `buf`, as above.
+            unsafe {
+                let q = p.add(v * vb);
+                W::store_xor(q, *k, W::load(q));
+            }
         }
-        let ks = ks.as_flattened();
+        let ks = buf.as_flattened();
         for (d, k) in whole
             .as_flattened_mut()
             .iter_mut()

@@ -176,45 +176,81 @@ pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf
     }
 }
 
+/// The 4x4 transposition of 32-bit words within each 128-bit lane of four
+/// registers: two blocks per register in, word `j` of eight blocks per
+/// register out (its own inverse).
+#[inline(always)]
+fn transpose_lanes(b: [V; 4]) -> [V; 4] {
+    avx2!({
+        let (t0, t1) = (
+            _mm256_unpacklo_epi32(b[0], b[1]),
+            _mm256_unpacklo_epi32(b[2], b[3]),
+        );
+        let (t2, t3) = (
+            _mm256_unpackhi_epi32(b[0], b[1]),
+            _mm256_unpackhi_epi32(b[2], b[3]),
+        );
+        [
+            _mm256_unpacklo_epi64(t0, t1),
+            _mm256_unpackhi_epi64(t0, t1),
+            _mm256_unpacklo_epi64(t2, t3),
+            _mm256_unpackhi_epi64(t2, t3),
+        ]
+    })
+}
+
+/// Vectors of two consecutive blocks: vectors `4h .. 4h + 4` make register
+/// `h` of each word, whose 32-bit lane `4k + m` holds block `8h + 2m + k`
+/// (lane `k` of vector `4h + m`).
 impl super::X86Words for W {
     const LANES: usize = LANES;
+    type Vec = V;
     #[inline(always)]
-    fn from_blocks(b: &[__m128i]) -> [Self; 4] {
+    fn from_vecs(b: &[V]) -> [Self; 4] {
         let zero = op::splat(0);
         let mut x = [W([zero; NV]); 4];
         for h in 0..NV {
-            let lo = transpose([b[8 * h], b[8 * h + 1], b[8 * h + 2], b[8 * h + 3]]);
-            let hi = transpose([b[8 * h + 4], b[8 * h + 5], b[8 * h + 6], b[8 * h + 7]]);
+            let t = transpose_lanes([b[4 * h], b[4 * h + 1], b[4 * h + 2], b[4 * h + 3]]);
             for j in 0..4 {
-                x[j].0[h] = avx2!(_mm256_set_m128i(hi[j], lo[j]));
+                x[j].0[h] = t[j];
             }
         }
         x
     }
     #[inline(always)]
-    fn to_blocks(x: [Self; 4], b: &mut [__m128i]) {
+    fn to_vecs(x: [Self; 4], b: &mut [V]) {
         for h in 0..NV {
-            let lo = transpose(core::array::from_fn(|j| {
-                avx2!(_mm256_castsi256_si128(x[j].0[h]))
-            }));
-            let hi = transpose(core::array::from_fn(|j| {
-                avx2!(_mm256_extracti128_si256::<1>(x[j].0[h]))
-            }));
-            b[8 * h..8 * h + 4].copy_from_slice(&lo);
-            b[8 * h + 4..8 * h + 8].copy_from_slice(&hi);
+            let t = transpose_lanes([x[0].0[h], x[1].0[h], x[2].0[h], x[3].0[h]]);
+            b[4 * h..4 * h + 4].copy_from_slice(&t);
         }
     }
     #[inline(always)]
     fn from_fn(f: impl Fn(usize) -> u32) -> Self {
         // Scalars through memory, and no intrinsic inside a closure (which
         // would not inherit AVX2).
-        let v: [[u32; 8]; NV] = core::array::from_fn(|h| core::array::from_fn(|i| f(8 * h + i)));
+        let v: [[u32; 8]; NV] =
+            core::array::from_fn(|h| core::array::from_fn(|p| f(8 * h + 2 * (p % 4) + p / 4)));
         let mut w = [op::splat(0); NV];
         for h in 0..NV {
             // SAFETY: `v[h]` is 32 readable bytes; unaligned loads are allowed.
             w[h] = unsafe { _mm256_loadu_si256(v[h].as_ptr().cast()) };
         }
         W(w)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> V {
+        // SAFETY: the caller's contract (a readable vector, AVX2).
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_xor(p: *mut u8, v: V, m: V) {
+        // SAFETY: the caller's contract (a writable vector, AVX2).
+        unsafe { _mm256_storeu_si256(p.cast(), _mm256_xor_si256(v, m)) }
+    }
+    #[inline(always)]
+    unsafe fn load_after(prev: __m128i, p: *const u8) -> V {
+        // SAFETY: the caller's contract (16 readable bytes at `p`, AVX2).
+        unsafe { _mm256_set_m128i(_mm_loadu_si128(p.cast()), prev) }
     }
 }
 
@@ -225,7 +261,7 @@ impl super::X86Words for W {
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut [[u8; 16]]) {
-    super::cbc_decrypt_x86::<W, LANES>(rk, iv, blocks)
+    super::cbc_decrypt_x86::<W, LANES, { LANES / 2 }>(rk, iv, blocks)
 }
 
 /// CTR mode in place (see [`super::ctr_x86`]).
@@ -234,5 +270,5 @@ pub(super) unsafe fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn ctr(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
-    super::ctr_x86::<W, LANES>(rk, ctr, data)
+    super::ctr_x86::<W, LANES, { LANES / 2 }>(rk, ctr, data)
 }

@@ -299,8 +299,9 @@ pub(super) fn transpose(b: [V; 4]) -> [V; 4] {
 #[cfg(target_arch = "x86_64")]
 impl super::X86Words for W8 {
     const LANES: usize = LANES;
+    type Vec = V;
     #[inline(always)]
-    fn from_blocks(b: &[V]) -> [Self; 4] {
+    fn from_vecs(b: &[V]) -> [Self; 4] {
         let zero = op::splat(0);
         let mut x = [W8([zero; NV]); 4];
         for h in 0..NV {
@@ -312,7 +313,7 @@ impl super::X86Words for W8 {
         x
     }
     #[inline(always)]
-    fn to_blocks(x: [Self; 4], b: &mut [V]) {
+    fn to_vecs(x: [Self; 4], b: &mut [V]) {
         for h in 0..NV {
             let t = transpose([x[0].0[h], x[1].0[h], x[2].0[h], x[3].0[h]]);
             b[4 * h..4 * h + 4].copy_from_slice(&t);
@@ -325,17 +326,31 @@ impl super::X86Words for W8 {
             base!(_mm_set_epi32(l(3), l(2), l(1), l(0)))
         }))
     }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> V {
+        // SAFETY: the caller's contract; SSE2 is the x86-64 baseline.
+        unsafe { _mm_loadu_si128(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store_xor(p: *mut u8, v: V, m: V) {
+        // SAFETY: as in `load`.
+        unsafe { _mm_storeu_si128(p.cast(), _mm_xor_si128(v, m)) }
+    }
+    #[inline(always)]
+    unsafe fn load_after(prev: V, _p: *const u8) -> V {
+        prev
+    }
 }
 
 /// CBC decryption in place, [`LANES`] blocks per step (see
 /// [`super::cbc_decrypt_x86`]).
 #[cfg(target_arch = "x86_64")]
 pub(super) fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut [[u8; 16]]) {
-    super::cbc_decrypt_x86::<W8, LANES>(rk, iv, blocks)
+    super::cbc_decrypt_x86::<W8, LANES, LANES>(rk, iv, blocks)
 }
 
 /// CTR mode in place (see [`super::ctr_x86`]).
 #[cfg(target_arch = "x86_64")]
 pub(super) fn ctr(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
-    super::ctr_x86::<W8, LANES>(rk, ctr, data)
+    super::ctr_x86::<W8, LANES, LANES>(rk, ctr, data)
 }
