@@ -925,6 +925,11 @@ trait X86Words: Word {
     /// # Safety
     /// `p` is valid for reading a vector, and the CPU has the backend's features.
     unsafe fn load(p: *const u8) -> Self::Vec;
+    /// Unaligned store of `v`.
+    ///
+    /// # Safety
+    /// `p` is valid for writing a vector, and the CPU has the backend's features.
+    unsafe fn store(p: *mut u8, v: Self::Vec);
     /// Unaligned store of `v ^ m`.
     ///
     /// # Safety
@@ -963,6 +968,45 @@ unsafe fn load_vecs<W: X86Words, const L: usize, const N: usize>(p: *const u8) -
             *x = W::load(p.add(v * vb));
         }
         c
+    }
+}
+
+/// Encrypts or decrypts up to `L = W::LANES` blocks (`N` vectors), a short
+/// group through a padded copy.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn crypt_x86<W: X86Words, const L: usize, const N: usize, const ENC: bool>(
+    rk: &RoundKeys,
+    mut blocks: InOutBuf<'_, '_, Blk>,
+) {
+    const { assert!(W::LANES == L && L.is_multiple_of(N)) };
+    let n = blocks.len();
+    assert!(n <= L, "too many blocks for the lane count");
+    let vb = 16 * L / N;
+    let mut tmp = [Blk::default(); L];
+    let input: &[Blk] = if n == L {
+        blocks.get_in()
+    } else {
+        tmp[..n].copy_from_slice(blocks.get_in());
+        &tmp
+    };
+    // SAFETY: `input` is `L` blocks; the callers run with `W`'s features.
+    let mut v = unsafe { load_vecs::<W, L, N>(input.as_ptr().cast()) };
+    let x = W::from_vecs(&v);
+    let y = if ENC {
+        encrypt_words(rk, x)
+    } else {
+        decrypt_words(rk, x)
+    };
+    W::to_vecs(y, &mut v);
+    let out: &mut [Blk] = if n == L { blocks.get_out() } else { &mut tmp };
+    let p = out.as_mut_ptr().cast::<u8>();
+    for (i, x) in v.iter().enumerate() {
+        // SAFETY: vector `i` of the `L` blocks of `out`; as above.
+        unsafe { W::store(p.add(i * vb), *x) };
+    }
+    if n < L {
+        blocks.get_out().copy_from_slice(&tmp[..n]);
     }
 }
 
@@ -1429,8 +1473,8 @@ impl Serpent {
 
 impl Serpent {
     /// CBC decryption of whole blocks in place with the previous ciphertext
-    /// XORed in registers, if this backend has such a loop (x86-64 SSE2 and
-    /// AVX2); returns `false`, leaving everything untouched, otherwise.
+    /// XORed in as the blocks are stored, if this backend has such a loop
+    /// (x86-64 SSE2, AVX2 and AVX-512); returns `false`, leaving everything untouched, otherwise.
     /// `iv` becomes the last ciphertext block.
     ///
     /// # Panics
@@ -1455,6 +1499,13 @@ impl Serpent {
                 unsafe { avx2x::cbc_decrypt(&self.rk, iv, blocks) };
                 true
             }
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => {
+                // SAFETY: `Kind::Avx512` is only constructed after checking
+                // that the CPU features in use include AVX-512.
+                unsafe { avx512x::cbc_decrypt(&self.rk, iv, blocks) };
+                true
+            }
             _ => {
                 let _ = (iv, blocks);
                 false
@@ -1465,8 +1516,8 @@ impl Serpent {
     /// CTR mode in place (a 128-bit big-endian counter, advanced by the
     /// blocks used; a final partial block uses up a whole counter value)
     /// with the counters built in registers and the key stream XORed as it
-    /// is stored, if this backend has such a loop (x86-64 SSE2 and AVX2);
-    /// returns `false`, leaving everything untouched, otherwise.
+    /// is stored, if this backend has such a loop (x86-64 SSE2, AVX2 and
+    /// AVX-512); returns `false`, leaving everything untouched, otherwise.
     pub fn ctr_apply_fused(&self, ctr: &mut [u8; 16], data: &mut [u8]) -> bool {
         match self.kind {
             #[cfg(target_arch = "x86_64")]
@@ -1479,6 +1530,13 @@ impl Serpent {
                 // SAFETY: `Kind::Avx2` is only constructed after checking
                 // that the CPU features in use include AVX2.
                 unsafe { avx2x::ctr(&self.rk, ctr, data) };
+                true
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kind::Avx512 => {
+                // SAFETY: `Kind::Avx512` is only constructed after checking
+                // that the CPU features in use include AVX-512.
+                unsafe { avx512x::ctr(&self.rk, ctr, data) };
                 true
             }
             _ => {

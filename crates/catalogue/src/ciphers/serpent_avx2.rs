@@ -10,8 +10,7 @@
 use core::arch::x86_64::*;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
-use super::simd128::transpose;
-use super::{Blk, RoundKeys, Word, decrypt_words, encrypt_words};
+use super::{Blk, RoundKeys, Word};
 use cipher::InOutBuf;
 
 /// Blocks per call.
@@ -109,71 +108,13 @@ impl Word for W {
     }
 }
 
-/// Blocks `8h .. 8h + 8` of `b` into `x[j].0[h]`.
-#[inline(always)]
-fn load8(b: &[Blk], x: &mut [W; 4], h: usize) {
-    let ld = |i: usize| {
-        // SAFETY: each `Blk` is 16 readable bytes; unaligned loads are allowed.
-        unsafe { _mm_loadu_si128(b[i].as_ptr().cast::<__m128i>()) }
-    };
-    let lo = transpose([ld(0), ld(1), ld(2), ld(3)]);
-    let hi = transpose([ld(4), ld(5), ld(6), ld(7)]);
-    for j in 0..4 {
-        x[j].0[h] = avx2!(_mm256_set_m128i(hi[j], lo[j]));
-    }
-}
-
-/// Inverse of [`load8`].
-#[inline(always)]
-fn store8(x: &[W; 4], b: &mut [Blk], h: usize) {
-    let lo = transpose(core::array::from_fn(|j| {
-        avx2!(_mm256_castsi256_si128(x[j].0[h]))
-    }));
-    let hi = transpose(core::array::from_fn(|j| {
-        avx2!(_mm256_extracti128_si256::<1>(x[j].0[h]))
-    }));
-    for (i, v) in lo.into_iter().chain(hi).enumerate() {
-        // SAFETY: each `Blk` is 16 writable bytes; unaligned stores are allowed.
-        unsafe { _mm_storeu_si128(b[i].as_mut_ptr().cast::<__m128i>(), v) };
-    }
-}
-
-/// Encrypts or decrypts up to [`LANES`] blocks.
+/// Encrypts or decrypts up to [`LANES`] blocks (see [`super::crypt_x86`]).
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf<'_, '_, Blk>) {
-    let n = blocks.len();
-    assert!(n <= LANES, "too many blocks for the lane count");
-    let zero = op::splat(0);
-    let mut x = [W([zero; NV]); 4];
-    let mut tmp = [Blk::default(); LANES];
-    let input: &[Blk] = if n == LANES {
-        blocks.get_in()
-    } else {
-        tmp[..n].copy_from_slice(blocks.get_in());
-        &tmp
-    };
-    for h in 0..NV {
-        load8(&input[8 * h..], &mut x, h);
-    }
-    let y = if ENC {
-        encrypt_words(rk, x)
-    } else {
-        decrypt_words(rk, x)
-    };
-    if n == LANES {
-        let out = blocks.get_out();
-        for h in 0..NV {
-            store8(&y, &mut out[8 * h..], h);
-        }
-    } else {
-        for h in 0..NV {
-            store8(&y, &mut tmp[8 * h..], h);
-        }
-        blocks.get_out().copy_from_slice(&tmp[..n]);
-    }
+pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, blocks: InOutBuf<'_, '_, Blk>) {
+    super::crypt_x86::<W, LANES, { LANES / 2 }, ENC>(rk, blocks)
 }
 
 /// The 4x4 transposition of 32-bit words within each 128-bit lane of four
@@ -241,6 +182,11 @@ impl super::X86Words for W {
     unsafe fn load(p: *const u8) -> V {
         // SAFETY: the caller's contract (a readable vector, AVX2).
         unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: V) {
+        // SAFETY: the caller's contract (a writable vector, AVX2).
+        unsafe { _mm256_storeu_si256(p.cast(), v) }
     }
     #[inline(always)]
     unsafe fn store_xor(p: *mut u8, v: V, m: V) {

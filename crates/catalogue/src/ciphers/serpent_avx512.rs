@@ -10,8 +10,7 @@
 use core::arch::x86_64::*;
 use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
-use super::simd128::transpose;
-use super::{Blk, RoundKeys, Word, decrypt_words, encrypt_words};
+use super::{Blk, RoundKeys, Word};
 use cipher::InOutBuf;
 
 /// Blocks per call.
@@ -109,83 +108,116 @@ impl Word for W {
     }
 }
 
-/// Blocks `16h .. 16h + 16` of `b` into `x[j].0[h]`.
-#[inline(always)]
-fn load16(b: &[Blk], x: &mut [W; 4], h: usize) {
-    let ld = |i: usize| {
-        // SAFETY: each `Blk` is 16 readable bytes; unaligned loads are allowed.
-        unsafe { _mm_loadu_si128(b[i].as_ptr().cast::<__m128i>()) }
-    };
-    let q: [[__m128i; 4]; 4] = core::array::from_fn(|g| {
-        transpose([ld(4 * g), ld(4 * g + 1), ld(4 * g + 2), ld(4 * g + 3)])
-    });
-    for j in 0..4 {
-        x[j].0[h] = avx512!({
-            let v = _mm512_castsi128_si512(q[0][j]);
-            let v = _mm512_inserti32x4::<1>(v, q[1][j]);
-            let v = _mm512_inserti32x4::<2>(v, q[2][j]);
-            _mm512_inserti32x4::<3>(v, q[3][j])
-        });
-    }
-}
-
-/// Inverse of [`load16`].
-#[inline(always)]
-fn store16(x: &[W; 4], b: &mut [Blk], h: usize) {
-    let q: [[__m128i; 4]; 4] = [
-        transpose(core::array::from_fn(|j| {
-            avx512!(_mm512_extracti32x4_epi32::<0>(x[j].0[h]))
-        })),
-        transpose(core::array::from_fn(|j| {
-            avx512!(_mm512_extracti32x4_epi32::<1>(x[j].0[h]))
-        })),
-        transpose(core::array::from_fn(|j| {
-            avx512!(_mm512_extracti32x4_epi32::<2>(x[j].0[h]))
-        })),
-        transpose(core::array::from_fn(|j| {
-            avx512!(_mm512_extracti32x4_epi32::<3>(x[j].0[h]))
-        })),
-    ];
-    for (i, v) in q.into_iter().flatten().enumerate() {
-        // SAFETY: each `Blk` is 16 writable bytes; unaligned stores are allowed.
-        unsafe { _mm_storeu_si128(b[i].as_mut_ptr().cast::<__m128i>(), v) };
-    }
-}
-
-/// Encrypts or decrypts up to [`LANES`] blocks.
+/// Encrypts or decrypts up to [`LANES`] blocks (see [`super::crypt_x86`]).
 ///
 /// # Safety
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf<'_, '_, Blk>) {
-    let n = blocks.len();
-    assert!(n <= LANES, "too many blocks for the lane count");
-    let zero = op::splat(0);
-    let mut x = [W([zero; NV]); 4];
-    let mut tmp = [Blk::default(); LANES];
-    let input: &[Blk] = if n == LANES {
-        blocks.get_in()
-    } else {
-        tmp[..n].copy_from_slice(blocks.get_in());
-        &tmp
-    };
-    for h in 0..NV {
-        load16(&input[16 * h..], &mut x, h);
-    }
-    let y = if ENC {
-        encrypt_words(rk, x)
-    } else {
-        decrypt_words(rk, x)
-    };
-    if n == LANES {
-        let out = blocks.get_out();
+pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, blocks: InOutBuf<'_, '_, Blk>) {
+    super::crypt_x86::<W, LANES, { LANES / 4 }, ENC>(rk, blocks)
+}
+
+/// The 4x4 transposition of 32-bit words within each 128-bit lane of four
+/// registers: four blocks per register in, word `j` of sixteen blocks per
+/// register out (its own inverse).
+#[inline(always)]
+fn transpose_lanes(b: [V; 4]) -> [V; 4] {
+    avx512!({
+        let (t0, t1) = (
+            _mm512_unpacklo_epi32(b[0], b[1]),
+            _mm512_unpacklo_epi32(b[2], b[3]),
+        );
+        let (t2, t3) = (
+            _mm512_unpackhi_epi32(b[0], b[1]),
+            _mm512_unpackhi_epi32(b[2], b[3]),
+        );
+        [
+            _mm512_unpacklo_epi64(t0, t1),
+            _mm512_unpackhi_epi64(t0, t1),
+            _mm512_unpacklo_epi64(t2, t3),
+            _mm512_unpackhi_epi64(t2, t3),
+        ]
+    })
+}
+
+/// Vectors of four consecutive blocks: vectors `4h .. 4h + 4` make register
+/// `h` of each word, whose 32-bit lane `4k + m` holds block `16h + 4m + k`
+/// (128-bit lane `k` of vector `4h + m`).
+impl super::X86Words for W {
+    const LANES: usize = LANES;
+    type Vec = V;
+    #[inline(always)]
+    fn from_vecs(b: &[V]) -> [Self; 4] {
+        let zero = op::splat(0);
+        let mut x = [W([zero; NV]); 4];
         for h in 0..NV {
-            store16(&y, &mut out[16 * h..], h);
+            let t = transpose_lanes([b[4 * h], b[4 * h + 1], b[4 * h + 2], b[4 * h + 3]]);
+            for j in 0..4 {
+                x[j].0[h] = t[j];
+            }
         }
-    } else {
-        for h in 0..NV {
-            store16(&y, &mut tmp[16 * h..], h);
-        }
-        blocks.get_out().copy_from_slice(&tmp[..n]);
+        x
     }
+    #[inline(always)]
+    fn to_vecs(x: [Self; 4], b: &mut [V]) {
+        for h in 0..NV {
+            let t = transpose_lanes([x[0].0[h], x[1].0[h], x[2].0[h], x[3].0[h]]);
+            b[4 * h..4 * h + 4].copy_from_slice(&t);
+        }
+    }
+    #[inline(always)]
+    fn from_fn(f: impl Fn(usize) -> u32) -> Self {
+        // Scalars through memory, and no intrinsic inside a closure (which
+        // would not inherit AVX-512).
+        let v: [[u32; 16]; NV] =
+            core::array::from_fn(|h| core::array::from_fn(|p| f(16 * h + 4 * (p % 4) + p / 4)));
+        let mut w = [op::splat(0); NV];
+        for h in 0..NV {
+            // SAFETY: `v[h]` is 64 readable bytes; unaligned loads are allowed.
+            w[h] = unsafe { _mm512_loadu_si512(v[h].as_ptr().cast()) };
+        }
+        W(w)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> V {
+        // SAFETY: the caller's contract (a readable vector, AVX-512F).
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut u8, v: V) {
+        // SAFETY: the caller's contract (a writable vector, AVX-512F).
+        unsafe { _mm512_storeu_si512(p.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn store_xor(p: *mut u8, v: V, m: V) {
+        // SAFETY: the caller's contract (a writable vector, AVX-512F).
+        unsafe { _mm512_storeu_si512(p.cast(), _mm512_xor_si512(v, m)) }
+    }
+    #[inline(always)]
+    unsafe fn load_after(prev: __m128i, p: *const u8) -> V {
+        // Quadwords 6 and 7 of `prev` broadcast, then quadwords 0 to 5 at `p`.
+        // SAFETY: the caller's contract (a readable vector at `p`, AVX-512F).
+        unsafe {
+            _mm512_alignr_epi64::<6>(_mm512_loadu_si512(p.cast()), _mm512_broadcast_i32x4(prev))
+        }
+    }
+}
+
+/// CBC decryption in place, [`LANES`] blocks per step (see
+/// [`super::cbc_decrypt_x86`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut [[u8; 16]]) {
+    super::cbc_decrypt_x86::<W, LANES, { LANES / 4 }>(rk, iv, blocks)
+}
+
+/// CTR mode in place (see [`super::ctr_x86`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn ctr(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
+    super::ctr_x86::<W, LANES, { LANES / 4 }>(rk, ctr, data)
 }

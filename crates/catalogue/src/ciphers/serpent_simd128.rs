@@ -332,6 +332,11 @@ impl super::X86Words for W8 {
         unsafe { _mm_loadu_si128(p.cast()) }
     }
     #[inline(always)]
+    unsafe fn store(p: *mut u8, v: V) {
+        // SAFETY: as in `load`.
+        unsafe { _mm_storeu_si128(p.cast(), v) }
+    }
+    #[inline(always)]
     unsafe fn store_xor(p: *mut u8, v: V, m: V) {
         // SAFETY: as in `load`.
         unsafe { _mm_storeu_si128(p.cast(), _mm_xor_si128(v, m)) }
