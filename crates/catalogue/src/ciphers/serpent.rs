@@ -681,6 +681,40 @@ fn decrypt_words<W: Word>(rk: &RoundKeys, mut x: [W; 4]) -> [W; 4] {
     x
 }
 
+/// [`decrypt_words`] on two states, a round of one and then of the other
+/// (each its inverse LT, inverse S-box and key), as libgcrypt orders its
+/// two AVX2 register sets.
+#[inline(always)]
+fn decrypt_pair<W: Word>(rk: &RoundKeys, mut a: [W; 4], mut b: [W; 4]) -> ([W; 4], [W; 4]) {
+    a = xor_key(a, &rk[ROUNDS]);
+    b = xor_key(b, &rk[ROUNDS]);
+    for g in (0..ROUNDS / 8).rev() {
+        let k = 8 * g;
+        if g + 1 < ROUNDS / 8 {
+            a = lt_inv(a);
+            b = lt_inv(b);
+        }
+        a = xor_key(si7(a), &rk[k + 7]);
+        b = xor_key(si7(b), &rk[k + 7]);
+        macro_rules! inv_round {
+            ($si:ident, $r:expr) => {
+                a = lt_inv(a);
+                b = lt_inv(b);
+                a = xor_key($si(a), &rk[k + $r]);
+                b = xor_key($si(b), &rk[k + $r]);
+            };
+        }
+        inv_round!(si6, 6);
+        inv_round!(si5, 5);
+        inv_round!(si4, 4);
+        inv_round!(si3, 3);
+        inv_round!(si2, 2);
+        inv_round!(si1, 1);
+        inv_round!(si0, 0);
+    }
+    (a, b)
+}
+
 /// Rounds `k .. k + 8` of encryption (`k` a multiple of 8) without the LT of
 /// the last one; the single-block path calls it with constant `k`.
 #[inline(always)]
@@ -920,6 +954,11 @@ trait X86Words: Word {
     fn to_vecs(x: [Self; 4], b: &mut [Self::Vec]);
     /// A word whose lane of block `i` (of `0..LANES`) is `f(i)`.
     fn from_fn(f: impl Fn(usize) -> u32) -> Self;
+    /// [`decrypt_words`], or the backend's arrangement of it.
+    #[inline(always)]
+    fn decrypt(rk: &RoundKeys, x: [Self; 4]) -> [Self; 4] {
+        decrypt_words(rk, x)
+    }
     /// Unaligned load of a vector.
     ///
     /// # Safety
@@ -996,7 +1035,7 @@ fn crypt_x86<W: X86Words, const L: usize, const N: usize, const ENC: bool>(
     let y = if ENC {
         encrypt_words(rk, x)
     } else {
-        decrypt_words(rk, x)
+        W::decrypt(rk, x)
     };
     W::to_vecs(y, &mut v);
     let out: &mut [Blk] = if n == L { blocks.get_out() } else { &mut tmp };
@@ -1034,7 +1073,7 @@ fn cbc_step<W: X86Words, const L: usize, const N: usize>(
     // callers run with `W`'s features.
     unsafe {
         let c = load_vecs::<W, L, N>(p);
-        let y = decrypt_words(rk, W::from_vecs(&c));
+        let y = W::decrypt(rk, W::from_vecs(&c));
         let mut out = c;
         W::to_vecs(y, &mut out);
         for v in (1..N).rev() {
