@@ -683,7 +683,8 @@ fn decrypt_words<W: Word>(rk: &RoundKeys, mut x: [W; 4]) -> [W; 4] {
 
 /// [`decrypt_words`] on two states, a round of one and then of the other
 /// (each its inverse LT, inverse S-box and key), as libgcrypt orders its
-/// two AVX2 register sets.
+/// two AVX2 register sets (see the x86 backends' [`X86Words::decrypt`]).
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn decrypt_pair<W: Word>(rk: &RoundKeys, mut a: [W; 4], mut b: [W; 4]) -> ([W; 4], [W; 4]) {
     a = xor_key(a, &rk[ROUNDS]);
