@@ -39,9 +39,14 @@ type V = __m128i;
 #[cfg(target_arch = "aarch64")]
 type V = uint32x4_t;
 
-/// One 32-bit word of [`LANES`] blocks: blocks `4h .. 4h + 4` in register `h`.
+/// One 32-bit word of `4K` blocks, four in each register: a whole batch
+/// ([`W8`], `K` = [`NV`]), or one register's blocks alone (`K` = 1, as x86
+/// decryption runs them, see [`super::X86Words::decrypt`] below).
 #[derive(Clone, Copy)]
-pub(super) struct W8([V; NV]);
+pub(super) struct Wk<const K: usize>([V; K]);
+
+/// The word of a whole batch.
+pub(super) type W8 = Wk<NV>;
 
 /// Calls an intrinsic that needs only the architecture's baseline.
 macro_rules! base {
@@ -118,14 +123,14 @@ mod op {
 
 macro_rules! w8_op {
     ($tr:ident, $f:ident, $atr:ident, $af:ident, $op:ident) => {
-        impl $tr for W8 {
+        impl<const K: usize> $tr for Wk<K> {
             type Output = Self;
             #[inline(always)]
             fn $f(self, rhs: Self) -> Self {
-                W8(core::array::from_fn(|i| op::$op(self.0[i], rhs.0[i])))
+                Wk(core::array::from_fn(|i| op::$op(self.0[i], rhs.0[i])))
             }
         }
-        impl $atr for W8 {
+        impl<const K: usize> $atr for Wk<K> {
             #[inline(always)]
             fn $af(&mut self, rhs: Self) {
                 *self = (*self).$f(rhs);
@@ -138,27 +143,27 @@ w8_op!(BitXor, bitxor, BitXorAssign, bitxor_assign, xor);
 w8_op!(BitAnd, bitand, BitAndAssign, bitand_assign, and);
 w8_op!(BitOr, bitor, BitOrAssign, bitor_assign, or);
 
-impl Not for W8 {
+impl<const K: usize> Not for Wk<K> {
     type Output = Self;
     #[inline(always)]
     fn not(self) -> Self {
-        self ^ W8::splat(u32::MAX)
+        self ^ Self::splat(u32::MAX)
     }
 }
 
-impl Word for W8 {
+impl<const K: usize> Word for Wk<K> {
     #[inline(always)]
     fn splat(v: u32) -> Self {
-        W8([op::splat(v); NV])
+        Wk([op::splat(v); K])
     }
     #[inline(always)]
     fn rotl<const R: u32>(self) -> Self {
         let rot = |a: V| op::or(op::shl(a, R), op::shr(a, 32 - R));
-        W8(self.0.map(rot))
+        Wk(self.0.map(rot))
     }
     #[inline(always)]
     fn shl<const R: u32>(self) -> Self {
-        W8(self.0.map(|a| op::shl(a, R)))
+        Wk(self.0.map(|a| op::shl(a, R)))
     }
 }
 
@@ -241,7 +246,7 @@ pub(super) fn crypt<const ENC: bool>(rk: &RoundKeys, mut blocks: InOutBuf<'_, '_
     let n = blocks.len();
     assert!(n <= LANES, "too many blocks for the lane count");
     let zero = op::splat(0);
-    let mut x = [W8([zero; NV]); 4];
+    let mut x = [Wk([zero; NV]); 4];
     if n == LANES {
         let input = blocks.get_in();
         for h in 0..NV {
@@ -303,7 +308,7 @@ impl super::X86Words for W8 {
     #[inline(always)]
     fn from_vecs(b: &[V]) -> [Self; 4] {
         let zero = op::splat(0);
-        let mut x = [W8([zero; NV]); 4];
+        let mut x = [Wk([zero; NV]); 4];
         for h in 0..NV {
             let t = transpose([b[4 * h], b[4 * h + 1], b[4 * h + 2], b[4 * h + 3]]);
             for j in 0..4 {
@@ -321,10 +326,19 @@ impl super::X86Words for W8 {
     }
     #[inline(always)]
     fn from_fn(f: impl Fn(usize) -> u32) -> Self {
-        W8(core::array::from_fn(|h| {
+        Wk(core::array::from_fn(|h| {
             let l = |i: usize| f(4 * h + i) as i32;
             base!(_mm_set_epi32(l(3), l(2), l(1), l(0)))
         }))
+    }
+    /// The two registers' blocks as two states, a round of one and then of
+    /// the other, as on AVX2 (CBC decryption 1.04x on Zen 4).
+    #[inline(always)]
+    fn decrypt(rk: &RoundKeys, x: [Self; 4]) -> [Self; 4] {
+        let a = x.map(|w| Wk([w.0[0]]));
+        let b = x.map(|w| Wk([w.0[1]]));
+        let (a, b) = super::decrypt_pair(rk, a, b);
+        core::array::from_fn(|j| Wk([a[j].0[0], b[j].0[0]]))
     }
     #[inline(always)]
     unsafe fn load(p: *const u8) -> V {
