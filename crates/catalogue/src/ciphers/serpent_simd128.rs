@@ -41,7 +41,7 @@ type V = uint32x4_t;
 
 /// One 32-bit word of `4K` blocks, four in each register: a whole batch
 /// ([`W8`], `K` = [`NV`]), or one register's blocks alone (`K` = 1, as x86
-/// decryption runs them, see [`super::X86Words::decrypt`] below).
+/// decryption runs them: [`super::X86Words::decrypt`]).
 #[derive(Clone, Copy)]
 pub(super) struct Wk<const K: usize>([V; K]);
 
@@ -305,40 +305,13 @@ pub(super) fn transpose(b: [V; 4]) -> [V; 4] {
 impl super::X86Words for W8 {
     const LANES: usize = LANES;
     type Vec = V;
-    #[inline(always)]
-    fn from_vecs(b: &[V]) -> [Self; 4] {
-        let zero = op::splat(0);
-        let mut x = [Wk([zero; NV]); 4];
-        for h in 0..NV {
-            let t = transpose([b[4 * h], b[4 * h + 1], b[4 * h + 2], b[4 * h + 3]]);
-            for j in 0..4 {
-                x[j].0[h] = t[j];
-            }
-        }
-        x
-    }
-    #[inline(always)]
-    fn to_vecs(x: [Self; 4], b: &mut [V]) {
-        for h in 0..NV {
-            let t = transpose([x[0].0[h], x[1].0[h], x[2].0[h], x[3].0[h]]);
-            b[4 * h..4 * h + 4].copy_from_slice(&t);
-        }
-    }
+    x86_words_regs!(transpose);
     #[inline(always)]
     fn from_fn(f: impl Fn(usize) -> u32) -> Self {
         Wk(core::array::from_fn(|h| {
             let l = |i: usize| f(4 * h + i) as i32;
             base!(_mm_set_epi32(l(3), l(2), l(1), l(0)))
         }))
-    }
-    /// The two registers' blocks as two states, a round of one and then of
-    /// the other, as on AVX2 (CBC decryption 1.04x on Zen 4).
-    #[inline(always)]
-    fn decrypt(rk: &RoundKeys, x: [Self; 4]) -> [Self; 4] {
-        let a = x.map(|w| Wk([w.0[0]]));
-        let b = x.map(|w| Wk([w.0[1]]));
-        let (a, b) = super::decrypt_pair(rk, a, b);
-        core::array::from_fn(|j| Wk([a[j].0[0], b[j].0[0]]))
     }
     #[inline(always)]
     unsafe fn load(p: *const u8) -> V {
