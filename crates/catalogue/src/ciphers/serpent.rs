@@ -994,8 +994,9 @@ trait X86Words: Word {
     /// A word whose lane of block `i` (of `0..LANES`) is `f(i)`, lanes placed
     /// as [`X86Words::from_vecs`] places blocks.
     fn from_fn(f: impl Fn(usize) -> u32) -> Self;
-    /// Eight vectors of `LANES` consecutive blocks transposed into words:
-    /// vectors `4h .. 4h + 4` make register `h` of each word.
+    /// The eight vectors of `LANES` consecutive blocks (every loop here
+    /// takes eight) transposed into words: vectors `4h .. 4h + 4` make
+    /// register `h` of each word.
     #[inline(always)]
     fn from_vecs(b: &[Self::Vec]) -> [Self; 4] {
         let lo = Self::transpose([b[0], b[1], b[2], b[3]]);
@@ -1081,7 +1082,7 @@ fn crypt_x86<W: X86Words, const L: usize, const N: usize, const ENC: bool>(
     rk: &RoundKeys,
     mut blocks: InOutBuf<'_, '_, Blk>,
 ) {
-    const { assert!(W::LANES == L && L.is_multiple_of(N)) };
+    const { assert!(W::LANES == L && N == 8 && L.is_multiple_of(N)) };
     let n = blocks.len();
     assert!(n <= L, "too many blocks for the lane count");
     let vb = 16 * L / N;
@@ -1159,7 +1160,7 @@ fn cbc_decrypt_x86<W: X86Words, const L: usize, const N: usize>(
     iv: &mut [u8; 16],
     blocks: &mut [[u8; 16]],
 ) {
-    const { assert!(W::LANES == L && L.is_multiple_of(N)) };
+    const { assert!(W::LANES == L && N == 8 && L.is_multiple_of(N)) };
     let mut prev = ld16(iv);
     let mut groups = blocks.chunks_exact_mut(L);
     for g in &mut groups {
@@ -1230,7 +1231,7 @@ fn ctr_x86<W: X86Words, const L: usize, const N: usize>(
     ctr: &mut [u8; 16],
     data: &mut [u8],
 ) {
-    const { assert!(W::LANES == L && L.is_multiple_of(N)) };
+    const { assert!(W::LANES == L && N == 8 && L.is_multiple_of(N)) };
     let vb = 16 * L / N;
     let mut c = u128::from_be_bytes(*ctr);
     let (groups, rest) = data.as_chunks_mut::<16>();
