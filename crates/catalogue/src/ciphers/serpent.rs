@@ -965,6 +965,11 @@ mod avx2x;
 #[path = "serpent_avx512.rs"]
 mod avx512x;
 
+/// Vectors of blocks per batch in every x86 backend: a word is two
+/// registers, each the transposition of four vectors.
+#[cfg(target_arch = "x86_64")]
+const VECS: usize = 8;
+
 /// A multi-block word type of an x86-64 SIMD backend, which moves its
 /// [`X86Words::LANES`] blocks between vectors of whole blocks and words. The
 /// fused CBC decryption and CTR loops ([`cbc_decrypt_x86`], [`ctr_x86`]) are
@@ -994,23 +999,21 @@ trait X86Words: Word {
     /// A word whose lane of block `i` (of `0..LANES`) is `f(i)`, lanes placed
     /// as [`X86Words::from_vecs`] places blocks.
     fn from_fn(f: impl Fn(usize) -> u32) -> Self;
-    /// The eight vectors of `LANES` consecutive blocks (every loop here
-    /// takes eight) transposed into words: vectors `4h .. 4h + 4` make
-    /// register `h` of each word.
+    /// The [`VECS`] vectors of `LANES` consecutive blocks transposed into
+    /// words: vectors `4h .. 4h + 4` make register `h` of each word.
     #[inline(always)]
-    fn from_vecs(b: &[Self::Vec]) -> [Self; 4] {
+    fn from_vecs(b: &[Self::Vec; VECS]) -> [Self; 4] {
         let lo = Self::transpose([b[0], b[1], b[2], b[3]]);
         let hi = Self::transpose([b[4], b[5], b[6], b[7]]);
         core::array::from_fn(|j| Self::from_regs([lo[j], hi[j]]))
     }
     /// Inverse of [`X86Words::from_vecs`].
     #[inline(always)]
-    fn to_vecs(x: [Self; 4], b: &mut [Self::Vec]) {
+    fn to_vecs(x: [Self; 4]) -> [Self::Vec; VECS] {
         let r = x.map(Self::regs);
-        let lo = Self::transpose([r[0][0], r[1][0], r[2][0], r[3][0]]);
-        let hi = Self::transpose([r[0][1], r[1][1], r[2][1], r[3][1]]);
-        b[..4].copy_from_slice(&lo);
-        b[4..8].copy_from_slice(&hi);
+        let [a, b, c, d] = Self::transpose([r[0][0], r[1][0], r[2][0], r[3][0]]);
+        let [e, f, g, h] = Self::transpose([r[0][1], r[1][1], r[2][1], r[3][1]]);
+        [a, b, c, d, e, f, g, h]
     }
     /// [`decrypt_words`] with the two registers as two states, a round of
     /// one and then of the other ([`decrypt_pair`]): through the two-register
@@ -1055,18 +1058,18 @@ fn ld16(b: &[u8; 16]) -> core::arch::x86_64::__m128i {
     unsafe { core::arch::x86_64::_mm_loadu_si128(b.as_ptr().cast()) }
 }
 
-/// The `N` vectors of the `L` blocks at `p`.
+/// The [`VECS`] vectors of the `L` blocks at `p`.
 ///
 /// # Safety
 /// `p` is valid for reading `L` blocks, the CPU has `W`'s features.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn load_vecs<W: X86Words, const L: usize, const N: usize>(p: *const u8) -> [W::Vec; N] {
-    let vb = 16 * L / N;
+unsafe fn load_vecs<W: X86Words, const L: usize>(p: *const u8) -> [W::Vec; VECS] {
+    let vb = 16 * L / VECS;
     // SAFETY: vector `v` is bytes `v * vb ..` of the `L` blocks at `p` (a loop,
     // not `array::from_fn`: closures do not inherit the caller's features).
     unsafe {
-        let mut c = [W::load(p); N];
+        let mut c = [W::load(p); VECS];
         for (v, x) in c.iter_mut().enumerate().skip(1) {
             *x = W::load(p.add(v * vb));
         }
@@ -1074,18 +1077,18 @@ unsafe fn load_vecs<W: X86Words, const L: usize, const N: usize>(p: *const u8) -
     }
 }
 
-/// Encrypts or decrypts up to `L = W::LANES` blocks (`N` vectors), a short
+/// Encrypts or decrypts up to `L = W::LANES` blocks ([`VECS`] vectors), a short
 /// group through a padded copy.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn crypt_x86<W: X86Words, const L: usize, const N: usize, const ENC: bool>(
+fn crypt_x86<W: X86Words, const L: usize, const ENC: bool>(
     rk: &RoundKeys,
     mut blocks: InOutBuf<'_, '_, Blk>,
 ) {
-    const { assert!(W::LANES == L && N == 8 && L.is_multiple_of(N)) };
+    const { assert!(W::LANES == L && L.is_multiple_of(VECS)) };
     let n = blocks.len();
     assert!(n <= L, "too many blocks for the lane count");
-    let vb = 16 * L / N;
+    let vb = 16 * L / VECS;
     let mut tmp = [Blk::default(); L];
     let input: &[Blk] = if n == L {
         blocks.get_in()
@@ -1094,14 +1097,13 @@ fn crypt_x86<W: X86Words, const L: usize, const N: usize, const ENC: bool>(
         &tmp
     };
     // SAFETY: `input` is `L` blocks; the callers run with `W`'s features.
-    let mut v = unsafe { load_vecs::<W, L, N>(input.as_ptr().cast()) };
-    let x = W::from_vecs(&v);
+    let x = W::from_vecs(&unsafe { load_vecs::<W, L>(input.as_ptr().cast()) });
     let y = if ENC {
         encrypt_words(rk, x)
     } else {
         W::decrypt(rk, x)
     };
-    W::to_vecs(y, &mut v);
+    let v = W::to_vecs(y);
     let out: &mut [Blk] = if n == L { blocks.get_out() } else { &mut tmp };
     let p = out.as_mut_ptr().cast::<u8>();
     for (i, x) in v.iter().enumerate() {
@@ -1123,24 +1125,22 @@ fn crypt_x86<W: X86Words, const L: usize, const N: usize, const ENC: bool>(
 /// does not stay in registers (or spill) through the rounds.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn cbc_step<W: X86Words, const L: usize, const N: usize>(
+fn cbc_step<W: X86Words, const L: usize>(
     rk: &RoundKeys,
     g: &mut [[u8; 16]],
     prev: &mut core::arch::x86_64::__m128i,
 ) {
     assert_eq!(g.len(), L);
-    let vb = 16 * L / N;
+    let vb = 16 * L / VECS;
     let next = ld16(&g[L - 1]);
     let p = g.as_mut_ptr().cast::<u8>();
     // SAFETY: `g` is `L` blocks at `p`; every vector read or written below
-    // starts at `v * vb` (v < N) or `v * vb - 16` (v >= 1), inside `g`. The
+    // starts at `v * vb` (v < VECS) or `v * vb - 16` (v >= 1), inside `g`. The
     // callers run with `W`'s features.
     unsafe {
-        let c = load_vecs::<W, L, N>(p);
-        let y = W::decrypt(rk, W::from_vecs(&c));
-        let mut out = c;
-        W::to_vecs(y, &mut out);
-        for v in (1..N).rev() {
+        let y = W::decrypt(rk, W::from_vecs(&load_vecs::<W, L>(p)));
+        let out = W::to_vecs(y);
+        for v in (1..VECS).rev() {
             let q = p.add(v * vb);
             W::store_xor(q, out[v], W::load(q.sub(16)));
         }
@@ -1149,22 +1149,22 @@ fn cbc_step<W: X86Words, const L: usize, const N: usize>(
     *prev = next;
 }
 
-/// CBC decryption of `L = W::LANES` blocks (`N` vectors) per step with the
+/// CBC decryption of `L = W::LANES` blocks ([`VECS`] vectors) per step with the
 /// previous ciphertext XORed in as the blocks are stored (the generic batched
 /// mode copies the ciphertext aside and makes an extra pass). In place; `iv`
 /// becomes the last ciphertext block.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn cbc_decrypt_x86<W: X86Words, const L: usize, const N: usize>(
+fn cbc_decrypt_x86<W: X86Words, const L: usize>(
     rk: &RoundKeys,
     iv: &mut [u8; 16],
     blocks: &mut [[u8; 16]],
 ) {
-    const { assert!(W::LANES == L && N == 8 && L.is_multiple_of(N)) };
+    const { assert!(W::LANES == L && L.is_multiple_of(VECS)) };
     let mut prev = ld16(iv);
     let mut groups = blocks.chunks_exact_mut(L);
     for g in &mut groups {
-        cbc_step::<W, L, N>(rk, g, &mut prev);
+        cbc_step::<W, L>(rk, g, &mut prev);
     }
     let tail = groups.into_remainder();
     if let Some(last) = tail.last() {
@@ -1174,7 +1174,7 @@ fn cbc_decrypt_x86<W: X86Words, const L: usize, const N: usize>(
         let next = ld16(last);
         let mut tmp = [[0u8; 16]; L];
         tmp[..n].copy_from_slice(tail);
-        cbc_step::<W, L, N>(rk, &mut tmp, &mut prev);
+        cbc_step::<W, L>(rk, &mut tmp, &mut prev);
         tail.copy_from_slice(&tmp[..n]);
         prev = next;
     }
@@ -1188,7 +1188,7 @@ fn cbc_decrypt_x86<W: X86Words, const L: usize, const N: usize>(
 /// scalars, without a transposition.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn counter_words<W: X86Words, const L: usize, const N: usize>(c: u128) -> [W; 4] {
+fn counter_words<W: X86Words, const L: usize>(c: u128) -> [W; 4] {
     let lo = c as u32;
     if lo.checked_add(L as u32 - 1).is_some() {
         [
@@ -1203,7 +1203,7 @@ fn counter_words<W: X86Words, const L: usize, const N: usize>(c: u128) -> [W; 4]
             *x = c.wrapping_add(i as u128).to_be_bytes();
         }
         // SAFETY: `b` is `L` blocks; the callers run with `W`'s features.
-        W::from_vecs(&unsafe { load_vecs::<W, L, N>(b.as_ptr().cast()) })
+        W::from_vecs(&unsafe { load_vecs::<W, L>(b.as_ptr().cast()) })
     }
 }
 
@@ -1211,13 +1211,8 @@ fn counter_words<W: X86Words, const L: usize, const N: usize>(c: u128) -> [W; 4]
 /// function, not a closure, for the reason given at [`cbc_step`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn ctr_stream<W: X86Words, const L: usize, const N: usize>(rk: &RoundKeys, c: u128) -> [W::Vec; N] {
-    let y = encrypt_words(rk, counter_words::<W, L, N>(c));
-    let zero = [[0u8; 16]; L];
-    // SAFETY: `zero` is `L` blocks; the callers run with `W`'s features.
-    let mut p = unsafe { load_vecs::<W, L, N>(zero.as_ptr().cast()) };
-    W::to_vecs(y, &mut p);
-    p
+fn ctr_stream<W: X86Words, const L: usize>(rk: &RoundKeys, c: u128) -> [W::Vec; VECS] {
+    W::to_vecs(encrypt_words(rk, counter_words::<W, L>(c)))
 }
 
 /// CTR mode: the key stream of counters `ctr, ctr + 1, ...` (a 128-bit
@@ -1226,18 +1221,14 @@ fn ctr_stream<W: X86Words, const L: usize, const N: usize>(rk: &RoundKeys, c: u1
 /// up a whole counter value, as [`crate::modes::BlockModes::ctr_apply`] does.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn ctr_x86<W: X86Words, const L: usize, const N: usize>(
-    rk: &RoundKeys,
-    ctr: &mut [u8; 16],
-    data: &mut [u8],
-) {
-    const { assert!(W::LANES == L && N == 8 && L.is_multiple_of(N)) };
-    let vb = 16 * L / N;
+fn ctr_x86<W: X86Words, const L: usize>(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
+    const { assert!(W::LANES == L && L.is_multiple_of(VECS)) };
+    let vb = 16 * L / VECS;
     let mut c = u128::from_be_bytes(*ctr);
     let (groups, rest) = data.as_chunks_mut::<16>();
     let mut groups = groups.chunks_exact_mut(L);
     for g in &mut groups {
-        let ks = ctr_stream::<W, L, N>(rk, c);
+        let ks = ctr_stream::<W, L>(rk, c);
         let p = g.as_mut_ptr().cast::<u8>();
         for (v, k) in ks.iter().enumerate() {
             // SAFETY: vector `v` of the `L` blocks of `g`; the callers run
@@ -1252,7 +1243,7 @@ fn ctr_x86<W: X86Words, const L: usize, const N: usize>(
     let whole = groups.into_remainder();
     let n = whole.len() + usize::from(!rest.is_empty());
     if n > 0 {
-        let ks = ctr_stream::<W, L, N>(rk, c);
+        let ks = ctr_stream::<W, L>(rk, c);
         let mut buf = [[0u8; 16]; L];
         let p = buf.as_mut_ptr().cast::<u8>();
         for (v, k) in ks.iter().enumerate() {

@@ -119,7 +119,7 @@ impl<const K: usize> Word for Wk<K> {
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn crypt<const ENC: bool>(rk: &RoundKeys, blocks: InOutBuf<'_, '_, Blk>) {
-    super::crypt_x86::<W, LANES, { LANES / 4 }, ENC>(rk, blocks)
+    super::crypt_x86::<W, LANES, ENC>(rk, blocks)
 }
 
 /// The 4x4 transposition of 32-bit words within each 128-bit lane of four
@@ -197,7 +197,7 @@ impl super::X86Words for W {
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut [[u8; 16]]) {
-    super::cbc_decrypt_x86::<W, LANES, { LANES / 4 }>(rk, iv, blocks)
+    super::cbc_decrypt_x86::<W, LANES>(rk, iv, blocks)
 }
 
 /// CTR mode in place (see [`super::ctr_x86`]).
@@ -206,5 +206,5 @@ pub(super) unsafe fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn ctr(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
-    super::ctr_x86::<W, LANES, { LANES / 4 }>(rk, ctr, data)
+    super::ctr_x86::<W, LANES>(rk, ctr, data)
 }

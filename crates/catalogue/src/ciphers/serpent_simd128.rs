@@ -338,11 +338,11 @@ impl super::X86Words for W8 {
 /// [`super::cbc_decrypt_x86`]).
 #[cfg(target_arch = "x86_64")]
 pub(super) fn cbc_decrypt(rk: &RoundKeys, iv: &mut [u8; 16], blocks: &mut [[u8; 16]]) {
-    super::cbc_decrypt_x86::<W8, LANES, LANES>(rk, iv, blocks)
+    super::cbc_decrypt_x86::<W8, LANES>(rk, iv, blocks)
 }
 
 /// CTR mode in place (see [`super::ctr_x86`]).
 #[cfg(target_arch = "x86_64")]
 pub(super) fn ctr(rk: &RoundKeys, ctr: &mut [u8; 16], data: &mut [u8]) {
-    super::ctr_x86::<W8, LANES, LANES>(rk, ctr, data)
+    super::ctr_x86::<W8, LANES>(rk, ctr, data)
 }
