@@ -5,9 +5,13 @@ S-box circuits of crates/catalogue/src/aes/bitsliced.rs (`sub_bytes_no_nots`,
 
 SSE logic instructions overwrite their first operand, so a gate whose inputs
 both stay live costs a copy, and the circuits have more live values than the
-sixteen registers. The script reorders the gates (seeded randomised greedy
-list scheduling that prefers gates whose inputs die, then hill climbing over
-adjacent swaps), allocates registers with Belady's furthest-next-use
+sixteen registers. A round depends on the whole round before it, so the
+order matters too: the out-of-order core issues the oldest ready
+instruction first, and a gate on the longest remaining path issued late
+delays the round. The script reorders the gates (seeded randomised greedy
+list scheduling that prefers gates with the longest path to the outputs,
+then gates whose inputs die; the order with the fewest copies and spills of
+600 tries), allocates registers with Belady's furthest-next-use
 eviction (spill slots on the stack; a spilled value used as a second operand
 is read from memory in the gate), checks the result by interpreting it on
 random words against the circuit, and writes the Rust file. Deterministic:
@@ -31,6 +35,14 @@ NREGS = 16
 NEVER = 10**9
 # The scheduler's seeds for the forward and the inverse circuit.
 FWD_SEED, INV_SEED = 7, 2
+# How much a gate's longest path to the outputs counts against an input
+# dying with it (each worth 1). 0 orders for fewest copies only, and then
+# hill climbing over adjacent swaps cut them further; that order measured
+# 1.5-2.6% slower (AES-128/256 ECB on Zen 4, in one process against this
+# one) and llvm-mca's Zen 2, Zen 3, Skylake and Ice Lake models agree
+# (see docs/PERFORMANCE.md). 1 trades a few copies for it; the climb, which
+# would undo the order for them, is not run.
+LATENCY_WEIGHT = 1.0
 
 
 def circuit(name):
@@ -109,7 +121,18 @@ def allocate(order):
     return len(code) - len(order), code, reg
 
 
+def heights(gates):
+    """Each signal's longest path (in gates) to the circuit's outputs."""
+    h = {o: 0 for o in OUTS}
+    for d, a, op, b in reversed(gates):
+        x = h.get(d, 0) + 1
+        h[a] = max(h.get(a, 0), x)
+        h[b] = max(h.get(b, 0), x)
+    return h
+
+
 def greedy(gates, rng, temp):
+    height = heights(gates)
     left = {}
     for d, a, op, b in gates:
         left[a] = left.get(a, 0) + 1
@@ -119,7 +142,13 @@ def greedy(gates, rng, temp):
     avail, rem, order = set(INS), list(gates), []
     while rem:
         ready = [g for g in rem if g[1] in avail and g[3] in avail]
-        g = max(ready, key=lambda g: (left[g[1]] == 1) + (left[g[3]] == 1) + rng.random() * temp)
+        g = max(
+            ready,
+            key=lambda g: LATENCY_WEIGHT * height[g[0]]
+            + (left[g[1]] == 1)
+            + (left[g[3]] == 1)
+            + rng.random() * temp,
+        )
         rem.remove(g)
         order.append(g)
         avail.add(g[0])
@@ -152,8 +181,9 @@ def schedule(gates, seed, tries, climbs):
         c = allocate(o)[0]
         if c < best[0]:
             best = (c, o)
-    order = climb(list(best[1]), rng, climbs)
-    return order
+    if LATENCY_WEIGHT:
+        return list(best[1])
+    return climb(list(best[1]), rng, climbs)
 
 
 def check(order, code, reg):
