@@ -322,7 +322,7 @@ pub struct AesXts {
 }
 
 /// Multiplies a tweak by α in GF(2^128) (IEEE 1619 §5.2).
-fn mul_alpha(t: u128) -> u128 {
+pub(super) fn mul_alpha(t: u128) -> u128 {
     (t << 1) ^ (0x87 * (t >> 127))
 }
 
