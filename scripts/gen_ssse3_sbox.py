@@ -175,7 +175,8 @@ def climb(order, rng, rounds):
 
 def schedule(gates, seed, tries, climbs):
     rng = random.Random(seed)
-    best = (allocate(gates)[0], gates)
+    # The circuit's own order is a candidate only when order is for copies.
+    best = (NEVER if LATENCY_WEIGHT else allocate(gates)[0], gates)
     for _ in range(tries):
         o = greedy(gates, rng, rng.choice([0.3, 0.7, 1.5, 2.5, 4]))
         c = allocate(o)[0]
