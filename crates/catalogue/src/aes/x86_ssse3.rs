@@ -407,11 +407,11 @@ fn xts_ssse3<const ENC: bool>(s: &simd128::Schedule, t: &mut u128, data: &mut [u
     *t = u128::from_le_bytes(cur[n]);
 }
 
-/// XTS-AES (IEEE 1619) on this kernel, with ciphertext stealing: the
-/// tweaks made in registers and XORed in on the way into and out of the
-/// kernel (the generic [`crate::modes::Xts`] writes them to a scratch
-/// buffer, with scalar code at this tier). `C` is [`Aes128`], [`Aes192`] or
-/// [`Aes256`].
+/// XTS-AES (IEEE 1619) on this kernel, with ciphertext stealing: each
+/// chunk's tweaks made on the integer side while the chunk before is
+/// encrypted ([`next_tweaks`]) and XORed in on the way into and out of the
+/// kernel (the generic [`crate::modes::Xts`] XORs them in passes of their
+/// own over the data). `C` is [`Aes128`], [`Aes192`] or [`Aes256`].
 pub struct Xts<C> {
     data: C,
     tweak: C,
