@@ -409,7 +409,7 @@ fn xts_ssse3<const ENC: bool>(s: &simd128::Schedule, t: &mut u128, data: &mut [u
 
 /// XTS-AES (IEEE 1619) on this kernel, with ciphertext stealing: each
 /// chunk's tweaks made on the integer side while the chunk before is
-/// encrypted ([`next_tweaks`]) and XORed in on the way into and out of the
+/// encrypted (`next_tweaks`) and XORed in on the way into and out of the
 /// kernel (the generic [`crate::modes::Xts`] XORs them in passes of their
 /// own over the data). `C` is [`Aes128`], [`Aes192`] or [`Aes256`].
 pub struct Xts<C> {
