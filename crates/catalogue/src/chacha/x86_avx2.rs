@@ -6,6 +6,9 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+#[cfg(target_arch = "x86_64")]
+mod pair;
+
 /// Blocks per batch.
 pub(super) const N: usize = 8;
 
@@ -434,10 +437,7 @@ pub(super) unsafe fn keystream<const R: usize>(
     // SAFETY: the caller guarantees AVX2.
     unsafe {
         let mut x = *st;
-        x[12] = _mm256_add_epi32(
-            _mm256_set1_epi32(ctr as i32),
-            _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
-        );
+        x[12] = counters(ctr);
         let ctrs = x[12];
         #[cfg(target_arch = "x86_64")]
         rounds_asm::<R>(&mut x, stitch);
@@ -486,12 +486,62 @@ fn batch<const R: usize>(st: &Words, ctr: u32, out: &mut [u8]) {
     xor_out(&unsafe { keystream::<R>(st, ctr, ()) }, out);
 }
 
-/// XORs the key stream of `st` (counter in word 12) into `data`.
+/// The counters of blocks `ctr` to `ctr + 7`, one per lane.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn counters(ctr: u32) -> __m256i {
+    _mm256_add_epi32(
+        _mm256_set1_epi32(ctr as i32),
+        _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0),
+    )
+}
+
+/// Two batches, `2 * N` blocks from counter `ctr`, XORed into `out`
+/// (`2 * N * 64` bytes), their rounds interleaved ([`pair::rounds`]) in
+/// `x`, the caller's array (zeroized once, by the caller, when done).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+fn batch2<const R: usize>(st: &Words, ctr: u32, x: &mut [__m256i; 32], out: &mut [u8]) {
+    let ctrs = [counters(ctr), counters(ctr.wrapping_add(N as u32))];
+    for (h, &c) in ctrs.iter().enumerate() {
+        x[16 * h..16 * h + 16].copy_from_slice(st);
+        x[16 * h + 12] = c;
+    }
+    // SAFETY: AVX2 is enabled here.
+    unsafe { pair::rounds::<R>(x) };
+    for (h, out) in out.chunks_exact_mut(N * super::BLOCK).enumerate() {
+        // The feed-forward into registers, not back into `x`.
+        let mut k = [_mm256_setzero_si256(); 16];
+        for (i, v) in k.iter_mut().enumerate() {
+            *v = add(x[16 * h + i], if i == 12 { ctrs[h] } else { st[i] });
+        }
+        xor_out(&k, out);
+    }
+}
+
+/// XORs the key stream of `st` (counter in word 12) into `data`: two
+/// batches at a time ([`batch2`]) while `2 * N` blocks remain, then one.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
     let words = zeroize::Zeroizing::new(broadcast(st));
-    batches!(N, st[12], data, |ctr, out| batch::<R>(&words, ctr, out));
+    #[allow(unused_mut, reason = "32-bit x86 has only the single batches")]
+    let (mut ctr, mut tail) = (st[12], data);
+    #[cfg(target_arch = "x86_64")]
+    {
+        const PAIR: usize = 2 * N * super::BLOCK;
+        let (head, rest) = tail.split_at_mut(tail.len() / PAIR * PAIR);
+        if !head.is_empty() {
+            let mut x = zeroize::Zeroizing::new([_mm256_setzero_si256(); 32]);
+            for out in head.chunks_exact_mut(PAIR) {
+                batch2::<R>(&words, ctr, &mut x, out);
+                ctr = ctr.wrapping_add(2 * N as u32);
+            }
+        }
+        tail = rest;
+    }
+    batches!(N, ctr, tail, |c, out| batch::<R>(&words, c, out));
 }

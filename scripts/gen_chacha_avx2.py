@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Generates crates/catalogue/src/chacha/x86_avx2/pair.rs: ChaCha's double
+round on two 8-block AVX2 batches at once, as assembly.
+
+One batch of 8 blocks (one state word of each per ymm register) leaves the
+vector pipes idle: each quarter round is a chain of 16 dependent
+instructions, a round's four chains take longer than their 64 instructions
+need to issue, and the next round waits for all of them. Two batches
+interleaved double the independent work, but their 32 state words do not fit
+the 16 registers. So the double round is cut into four steps, each two
+quarter rounds of each batch (8 registers of words per batch, 16 in all);
+the words a step does not use live in a 32-slot array in memory. Per step:
+
+  * one register is the shifts' temporary; the 16th word, the `c` word of one
+    quarter round, stays in memory (`c += d` reads it from memory into the
+    temporary and stores it back, and `b ^= c` reads the temporary);
+  * between steps, words leave (stored only if changed since they were loaded)
+    and arrive (loaded) by Belady's furthest-next-use rule, so a word the next
+    step shares stays in its register.
+
+The loop's register assignment at its end is brought back to the one at its
+start with register moves. The script checks the result by interpreting it on
+random states against a plain double round, and writes the Rust file.
+Deterministic.
+
+    python3 scripts/gen_chacha_avx2.py            # writes the file
+    python3 scripts/gen_chacha_avx2.py --check    # fails if it differs
+"""
+
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "crates/catalogue/src/chacha/x86_avx2/pair.rs"
+COLUMNS = [(0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)]
+DIAGONALS = [(0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)]
+# The four steps of a double round: two quarter rounds of each batch (0, 1).
+STEPS = [[(b, q) for b in (0, 1) for q in qs]
+         for qs in (COLUMNS[:2], COLUMNS[2:], DIAGONALS[:2], DIAGONALS[2:])]
+NREGS = 16
+NEVER = 10**6
+
+
+def slot(w):
+    """The memory operand of word w = (batch, index)."""
+    return "ymmword ptr [{s} + %d]" % (32 * (16 * w[0] + w[1]))
+
+
+def y(r):
+    return "ymm%d" % r
+
+
+def quarter_rounds(code, chains, reg, memc, t):
+    """Two quarter rounds of each batch, interleaved: each half of a quarter
+    round for all four chains before the next half. Chain `memc` keeps its c
+    in memory; `t` is the temporary."""
+    def r(bt, i):
+        return y(reg[(bt, i)])
+
+    for half in (("shuf", "{r16}"), ("shift", 20, 12), ("shuf", "{r8}"), ("shift", 25, 7)):
+        if half[0] == "shuf":
+            # a += b; d ^= a; d <<<= 16 or 8.
+            for bt, (a, b, c, d) in chains:
+                code.append(f"vpaddd {r(bt, a)}, {r(bt, a)}, {r(bt, b)}")
+            for bt, (a, b, c, d) in chains:
+                code.append(f"vpxor {r(bt, d)}, {r(bt, d)}, {r(bt, a)}")
+            for bt, (a, b, c, d) in chains:
+                code.append(f"vpshufb {r(bt, d)}, {r(bt, d)}, ymmword ptr [rip + {half[1]}]")
+        else:
+            # c += d; b ^= c; b <<<= 12 or 7.
+            _, right, left = half
+            for k, (bt, (a, b, c, d)) in enumerate(chains):
+                if k == memc:
+                    code.append(f"vpaddd {y(t)}, {r(bt, d)}, {slot((bt, c))}")
+                    code.append(f"vmovdqa {slot((bt, c))}, {y(t)}")
+                else:
+                    code.append(f"vpaddd {r(bt, c)}, {r(bt, c)}, {r(bt, d)}")
+            for k, (bt, (a, b, c, d)) in enumerate(chains):
+                code.append(f"vpxor {r(bt, b)}, {r(bt, b)}, {y(t) if k == memc else r(bt, c)}")
+            for bt, (a, b, c, d) in chains:
+                code.append(f"vpsrld {y(t)}, {r(bt, b)}, {right}")
+                code.append(f"vpslld {r(bt, b)}, {r(bt, b)}, {left}")
+                code.append(f"vpor {r(bt, b)}, {r(bt, b)}, {y(t)}")
+
+
+def words_of(step):
+    return {(bt, i) for bt, q in step for i in q}
+
+
+def double_round(reg, t):
+    """The loop body from register assignment `reg` (word -> register, the
+    temporary `t` free): (code, the assignment at its end, changed words)."""
+    # Every word in a register at the start was changed by the iteration before.
+    code, reg, dirty = [], dict(reg), set(reg)
+    n = len(STEPS)
+    for k, step in enumerate(STEPS):
+        future = [words_of(STEPS[(k + j) % n]) for j in range(1, n + 1)]
+
+        def nextuse(w):
+            return next((j for j, f in enumerate(future) if w in f), NEVER)
+
+        def evict(w):
+            r = reg.pop(w)
+            if w in dirty:
+                code.append(f"vmovdqa {slot(w)}, {y(r)}")
+                dirty.discard(w)
+            return r
+
+        # The chain whose c stays in memory: one whose c is there already.
+        memc = next((i for i, (bt, q) in enumerate(step) if (bt, q[2]) not in reg), 0)
+        mem_word = (step[memc][0], step[memc][1][2])
+        if mem_word in reg:
+            evict(mem_word)
+        need = words_of(step) - {mem_word}
+        free = sorted(set(range(NREGS)) - set(reg.values()) - {t})
+        missing = sorted(w for w in need if w not in reg)
+        while len(free) < len(missing):
+            free.append(evict(max((w for w in reg if w not in need), key=nextuse)))
+            free.sort()
+        for w in missing:
+            reg[w] = free.pop(0)
+            code.append(f"vmovdqa {y(reg[w])}, {slot(w)}")
+        quarter_rounds(code, step, reg, memc, t)
+        dirty |= need
+    return code, reg, dirty
+
+
+def loop_body():
+    """The double round as a loop body that starts and ends with the same
+    assignment: (entry assignment, temporary, code)."""
+    t = NREGS - 1
+    _, start, _ = double_round({}, t)  # the assignment a steady loop settles in
+    code, end, dirty = double_round(start, t)
+    for w in [w for w in end if w not in start]:
+        if w in dirty:
+            code.append(f"vmovdqa {slot(w)}, {y(end[w])}")
+        del end[w]
+    # Permute the registers back; `t` breaks cycles.
+    at = {r: w for w, r in end.items()}
+    moves = {w: end[w] for w in end if end[w] != start[w]}
+    while moves:
+        for w, src in list(moves.items()):
+            if start[w] not in at:
+                code.append(f"vmovdqa {y(start[w])}, {y(src)}")
+                del at[src], moves[w]
+                at[start[w]] = w
+                break
+        else:
+            w, src = next(iter(moves.items()))
+            code.append(f"vmovdqa {y(t)}, {y(src)}")
+            del at[src]
+            at[t], moves[w] = w, t
+    for w in start:
+        if w not in end:
+            code.append(f"vmovdqa {y(start[w])}, {slot(w)}")
+    return start, t, code
+
+
+# ---- the check: interpret the code on random states ----
+
+M32 = 0xFFFFFFFF
+ROT = {"{r16}": 16, "{r8}": 8}
+
+
+def rotl(x, n):
+    return ((x << n) | (x >> (32 - n))) & M32
+
+
+def reference(state):
+    x = list(state)
+
+    def qr(a, b, c, d):
+        x[a] = (x[a] + x[b]) & M32; x[d] = rotl(x[d] ^ x[a], 16)
+        x[c] = (x[c] + x[d]) & M32; x[b] = rotl(x[b] ^ x[c], 12)
+        x[a] = (x[a] + x[b]) & M32; x[d] = rotl(x[d] ^ x[a], 8)
+        x[c] = (x[c] + x[d]) & M32; x[b] = rotl(x[b] ^ x[c], 7)
+
+    for q in COLUMNS + DIAGONALS:
+        qr(*q)
+    return x
+
+
+def interpret(lines, regs, mem):
+    """Runs the code on one lane: regs a list of 16 words, mem a dict slot -> word."""
+    def val(op):
+        op = op.strip()
+        if op.startswith("ymm") and "ptr" not in op:
+            return regs[int(op[3:])]
+        return mem[int(op.split("+")[1].rstrip("]").strip())]
+
+    for line in lines:
+        ins, rest = line.split(" ", 1)
+        ops = [o.strip() for o in rest.split(",")]
+        if ins == "vmovdqa":
+            if "ptr" in ops[0]:
+                mem[int(ops[0].split("+")[1].rstrip("]").strip())] = val(ops[1])
+            else:
+                regs[int(ops[0][3:])] = val(ops[1])
+            continue
+        a, b = val(ops[1]), None
+        dst = int(ops[0][3:])
+        if ins == "vpshufb":
+            regs[dst] = rotl(a, ROT[ops[2].split("+ ")[1].rstrip("]")])
+            continue
+        if ins in ("vpsrld", "vpslld"):
+            n = int(ops[2])
+            regs[dst] = (a >> n) if ins == "vpsrld" else (a << n) & M32
+            continue
+        b = val(ops[2])
+        regs[dst] = {"vpaddd": (a + b) & M32, "vpxor": a ^ b, "vpor": a | b}[ins]
+
+
+def check(start, code, rounds=3):
+    rng = random.Random(1)
+    for _ in range(4):
+        states = [[rng.getrandbits(32) for _ in range(16)] for _ in range(2)]
+        mem = {32 * (16 * bt + i): states[bt][i] for bt in (0, 1) for i in range(16)}
+        regs = [0] * NREGS
+        for w, r in start.items():  # the entry loads
+            regs[r] = mem[32 * (16 * w[0] + w[1])]
+        for _ in range(rounds):
+            interpret(code, regs, mem)
+        for w, r in start.items():  # the exit stores
+            mem[32 * (16 * w[0] + w[1])] = regs[r]
+        for bt in (0, 1):
+            want = states[bt]
+            for _ in range(rounds):
+                want = reference(want)
+            got = [mem[32 * (16 * bt + i)] for i in range(16)]
+            if got != want:
+                sys.exit(f"generated double round is wrong (batch {bt})")
+
+
+HEADER = """\
+//! ChaCha's double round on two 8-block AVX2 batches at once, as assembly:
+//! four steps of two quarter rounds of each batch, the words a step does not
+//! use in a 32-slot array, one register the shifts' temporary. Generated by
+//! `scripts/gen_chacha_avx2.py` (see there why): do not edit by hand.
+//! Constant time: fixed register and memory operations, no data-dependent
+//! address or branch.
+
+use core::arch::asm;
+use core::arch::x86_64::__m256i;
+"""
+
+
+def rust(start, t, code):
+    loads = [f"vmovdqa {y(r)}, {slot(w)}" for w, r in sorted(start.items())]
+    stores = [f"vmovdqa {slot(w)}, {y(r)}" for w, r in sorted(start.items())]
+    mem_ops = sum("ptr [{s}" in line for line in code)
+    lines = loads + ["2:"] + code + ["dec {n}", "jnz 2b"] + stores
+    body = "\n".join(f'            "{line}",' for line in lines)
+    clobbers = "\n".join(f'            out("{y(r)}") _,' for r in range(NREGS))
+    return HEADER + f"""
+/// `R / 2` double rounds on the two batches `x[..16]` and `x[16..]`, one
+/// state word of 8 blocks in each vector. A double round is {len(code)}
+/// instructions, {mem_ops} of them touching the array (the loads and stores
+/// of words between steps and of the `c` word kept in memory).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(in crate::chacha) unsafe fn rounds<const R: usize>(x: &mut [__m256i; 32]) {{
+    const {{ assert!(R >= 2 && R.is_multiple_of(2), "whole double rounds") }};
+    // SAFETY: AVX2 instructions on registers and on `x`, 32 aligned 32-byte
+    // slots; reads of the two 32-byte static masks. The caller has AVX2.
+    unsafe {{
+        asm!(
+{body}
+            s = in(reg) x.as_mut_ptr(),
+            n = inout(reg) R / 2 => _,
+            r16 = sym super::ROT16,
+            r8 = sym super::ROT8,
+{clobbers}
+            options(nostack),
+        );
+    }}
+}}
+"""
+
+
+def main():
+    start, t, code = loop_body()
+    check(start, code)
+    text = rust(start, t, code)
+    if "--check" in sys.argv:
+        if not OUT.exists() or OUT.read_text() != text:
+            sys.exit("x86_avx2/pair.rs differs from the generator's output")
+        return
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(text)
+    print(f"{OUT.relative_to(ROOT)}: {len(code)} instructions a double round")
+
+
+if __name__ == "__main__":
+    main()
