@@ -1,12 +1,16 @@
 //! ChaCha on SSSE3 (every x86-64 CPU since 2006; no AVX): 4 blocks, one
 //! state word of each in a 128-bit register; the 16- and 8-bit rotations are
-//! byte shuffles. ChaCha20 on x86-64 takes the assembly rounds of
+//! byte shuffles. On x86-64, two batches at a time run the generated rounds of
+//! [`pair`]; the last batch of ChaCha20 takes the assembly rounds of
 //! [`super::x86_ssse3_poly1305`] (see [`xor_keystream`]).
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
+
+#[cfg(target_arch = "x86_64")]
+mod pair;
 
 /// Blocks per batch.
 pub(super) const N: usize = 4;
@@ -70,17 +74,24 @@ fn xor_into(out: &mut [u8], at: usize, k: __m128i) {
     unsafe { _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), k)) };
 }
 
-/// One batch of `N` blocks from counter `ctr` XORed into `out` (`N * 64` bytes).
+/// The state `st` with each word broadcast to a vector, the counters of
+/// blocks `ctr` to `ctr + 3` in word 12.
 #[inline]
 #[target_feature(enable = "ssse3")]
-fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
+fn initial(st: &[u32; 16], ctr: u32) -> [__m128i; 16] {
     let mut x = [_mm_setzero_si128(); 16];
     for (v, &w) in x.iter_mut().zip(st) {
         *v = _mm_set1_epi32(w as i32);
     }
     x[12] = _mm_add_epi32(_mm_set1_epi32(ctr as i32), _mm_set_epi32(3, 2, 1, 0));
-    let init = x;
-    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7);
+    x
+}
+
+/// The feed-forward of `init` into the rounds' output `x`, and the key
+/// stream XORed into `out` (`N * 64` bytes).
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn finish(x: &[__m128i], init: &[__m128i; 16], out: &mut [u8]) {
     for g in 0..4 {
         let a = add(x[4 * g], init[4 * g]);
         let b = add(x[4 * g + 1], init[4 * g + 1]);
@@ -98,26 +109,69 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
     }
 }
 
+/// One batch of `N` blocks from counter `ctr` XORed into `out` (`N * 64` bytes).
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
+    let init = initial(st, ctr);
+    let mut x = init;
+    rounds_c_in_memory!(R, x, add, xor, r16, r12, r8, r7);
+    finish(&x, &init, out);
+}
+
+/// Two batches, `2 * N` blocks from counter `ctr`, XORed into `out`
+/// (`2 * N * 64` bytes), their rounds interleaved ([`pair::rounds`]) in
+/// `x`, the caller's array (zeroized once, by the caller, when done).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "ssse3")]
+fn batch2<const R: usize>(st: &[u32; 16], ctr: u32, x: &mut [__m128i; 32], out: &mut [u8]) {
+    let init = [initial(st, ctr), initial(st, ctr.wrapping_add(N as u32))];
+    x[..16].copy_from_slice(&init[0]);
+    x[16..].copy_from_slice(&init[1]);
+    // SAFETY: SSSE3 is enabled here.
+    unsafe { pair::rounds::<R>(x) };
+    for (h, out) in out.chunks_exact_mut(N * super::BLOCK).enumerate() {
+        finish(&x[16 * h..16 * h + 16], &init[h], out);
+    }
+}
+
 /// XORs the key stream of `st` (counter in word 12) into `data`.
 ///
 /// # Safety
 /// The CPU must support SSSE3.
 #[target_feature(enable = "ssse3")]
 pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
-    // ChaCha20 on x86-64 runs the assembly rounds of the stitched AEAD
-    // (without hashing): 1.02-1.05x this file's rounds on Zen 4, which
-    // LLVM schedules from intrinsics with two words in memory. Its rounds
-    // are ChaCha20's only; other round counts and 32-bit x86 stay here.
+    // Two batches at a time while 8 blocks remain ([`pair::rounds`]), then
+    // the rest one batch at a time.
+    #[allow(unused_mut, reason = "32-bit x86 has only the single batches")]
+    let (mut ctr, mut tail) = (st[12], data);
     #[cfg(target_arch = "x86_64")]
-    if R == 20 {
-        use super::x86_ssse3_poly1305 as a;
-        let words = zeroize::Zeroizing::new(a::broadcast(st));
-        batches!(N, st[12], data, |ctr, out| {
-            // SAFETY: SSSE3 is enabled here; no hashing, so no BMI2.
-            let x = unsafe { a::keystream::<false>(&words, ctr, None) };
-            a::xor_out(&x, out.try_into().expect("a batch"));
-        });
-        return;
+    {
+        const PAIR: usize = 2 * N * super::BLOCK;
+        let (head, rest) = tail.split_at_mut(tail.len() / PAIR * PAIR);
+        if !head.is_empty() {
+            let mut x = zeroize::Zeroizing::new([_mm_setzero_si128(); 32]);
+            for out in head.chunks_exact_mut(PAIR) {
+                batch2::<R>(st, ctr, &mut x, out);
+                ctr = ctr.wrapping_add(2 * N as u32);
+            }
+        }
+        tail = rest;
+        // The last batch of ChaCha20 takes the assembly rounds of the
+        // stitched AEAD (without hashing): 1.02-1.05x this file's rounds on
+        // Zen 4, which LLVM schedules from intrinsics with two words in
+        // memory. Other round counts and 32-bit x86 stay here.
+        if R == 20 {
+            use super::x86_ssse3_poly1305 as a;
+            let words = zeroize::Zeroizing::new(a::broadcast(st));
+            batches!(N, ctr, tail, |c, out| {
+                // SAFETY: SSSE3 is enabled here; no hashing, so no BMI2.
+                let x = unsafe { a::keystream::<false>(&words, c, None) };
+                a::xor_out(&x, out.try_into().expect("a batch"));
+            });
+            return;
+        }
     }
-    batches!(N, st[12], data, |ctr, out| batch::<R>(st, ctr, out));
+    batches!(N, ctr, tail, |c, out| batch::<R>(st, c, out));
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Generates crates/catalogue/src/chacha/x86_avx2/pair.rs: ChaCha's double
-round on two 8-block AVX2 batches at once, as assembly.
+"""Generates crates/catalogue/src/chacha/x86_avx2/pair.rs and
+x86_ssse3/pair.rs: ChaCha's double round on two batches at once (8 blocks
+each in ymm registers, 4 in xmm), as assembly.
 
-One batch of 8 blocks (one state word of each per ymm register) leaves the
+One batch (one state word of each block per vector register) leaves the
 vector pipes idle: each quarter round is a chain of 16 dependent
 instructions, a round's four chains take longer than their 64 instructions
 need to issue, and the next round waits for all of them. Two batches
@@ -23,8 +24,8 @@ start with register moves. The script checks the result by interpreting it on
 random states against a plain double round, and writes the Rust file.
 Deterministic.
 
-    python3 scripts/gen_chacha_avx2.py            # writes the file
-    python3 scripts/gen_chacha_avx2.py --check    # fails if it differs
+    python3 scripts/gen_chacha_pair.py            # writes the files
+    python3 scripts/gen_chacha_pair.py --check    # fails if they differ
 """
 
 import random
@@ -32,7 +33,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "crates/catalogue/src/chacha/x86_avx2/pair.rs"
 COLUMNS = [(0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)]
 DIAGONALS = [(0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)]
 # The four steps of a double round: two quarter rounds of each batch (0, 1).
@@ -42,13 +42,40 @@ NREGS = 16
 NEVER = 10**6
 
 
+class Isa:
+    """AVX2 (ymm, three-operand VEX forms) or SSSE3 (xmm, two-operand: a
+    result that is not its first operand costs a copy)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.vex = name == "avx2"
+        self.reg = "ymm" if self.vex else "xmm"
+        self.width = 32 if self.vex else 16
+        self.ptr = "ymmword ptr" if self.vex else "xmmword ptr"
+
+    def op(self, code, ins, dst, a, b):
+        """dst = a <ins> b."""
+        if self.vex:
+            code.append(f"v{ins} {dst}, {a}, {b}")
+            return
+        if dst != a:
+            code.append(f"movdqa {dst}, {a}")
+        code.append(f"{ins} {dst}, {b}")
+
+    def mov(self, code, dst, src):
+        code.append(f"{'v' if self.vex else ''}movdqa {dst}, {src}")
+
+
+ISA = Isa("avx2")
+
+
 def slot(w):
     """The memory operand of word w = (batch, index)."""
-    return "ymmword ptr [{s} + %d]" % (32 * (16 * w[0] + w[1]))
+    return "%s [{s} + %d]" % (ISA.ptr, ISA.width * (16 * w[0] + w[1]))
 
 
 def y(r):
-    return "ymm%d" % r
+    return "%s%d" % (ISA.reg, r)
 
 
 def quarter_rounds(code, chains, reg, memc, t):
@@ -58,30 +85,31 @@ def quarter_rounds(code, chains, reg, memc, t):
     def r(bt, i):
         return y(reg[(bt, i)])
 
+    op = ISA.op
     for half in (("shuf", "{r16}"), ("shift", 20, 12), ("shuf", "{r8}"), ("shift", 25, 7)):
         if half[0] == "shuf":
             # a += b; d ^= a; d <<<= 16 or 8.
             for bt, (a, b, c, d) in chains:
-                code.append(f"vpaddd {r(bt, a)}, {r(bt, a)}, {r(bt, b)}")
+                op(code, "paddd", r(bt, a), r(bt, a), r(bt, b))
             for bt, (a, b, c, d) in chains:
-                code.append(f"vpxor {r(bt, d)}, {r(bt, d)}, {r(bt, a)}")
+                op(code, "pxor", r(bt, d), r(bt, d), r(bt, a))
             for bt, (a, b, c, d) in chains:
-                code.append(f"vpshufb {r(bt, d)}, {r(bt, d)}, ymmword ptr [rip + {half[1]}]")
+                op(code, "pshufb", r(bt, d), r(bt, d), f"{ISA.ptr} [rip + {half[1]}]")
         else:
             # c += d; b ^= c; b <<<= 12 or 7.
             _, right, left = half
             for k, (bt, (a, b, c, d)) in enumerate(chains):
                 if k == memc:
-                    code.append(f"vpaddd {y(t)}, {r(bt, d)}, {slot((bt, c))}")
-                    code.append(f"vmovdqa {slot((bt, c))}, {y(t)}")
+                    op(code, "paddd", y(t), r(bt, d), slot((bt, c)))
+                    ISA.mov(code, slot((bt, c)), y(t))
                 else:
-                    code.append(f"vpaddd {r(bt, c)}, {r(bt, c)}, {r(bt, d)}")
+                    op(code, "paddd", r(bt, c), r(bt, c), r(bt, d))
             for k, (bt, (a, b, c, d)) in enumerate(chains):
-                code.append(f"vpxor {r(bt, b)}, {r(bt, b)}, {y(t) if k == memc else r(bt, c)}")
+                op(code, "pxor", r(bt, b), r(bt, b), y(t) if k == memc else r(bt, c))
             for bt, (a, b, c, d) in chains:
-                code.append(f"vpsrld {y(t)}, {r(bt, b)}, {right}")
-                code.append(f"vpslld {r(bt, b)}, {r(bt, b)}, {left}")
-                code.append(f"vpor {r(bt, b)}, {r(bt, b)}, {y(t)}")
+                op(code, "psrld", y(t), r(bt, b), right)
+                op(code, "pslld", r(bt, b), r(bt, b), left)
+                op(code, "por", r(bt, b), r(bt, b), y(t))
 
 
 def words_of(step):
@@ -103,7 +131,7 @@ def double_round(reg, t):
         def evict(w):
             r = reg.pop(w)
             if w in dirty:
-                code.append(f"vmovdqa {slot(w)}, {y(r)}")
+                ISA.mov(code, slot(w), y(r))
                 dirty.discard(w)
             return r
 
@@ -120,7 +148,7 @@ def double_round(reg, t):
             free.sort()
         for w in missing:
             reg[w] = free.pop(0)
-            code.append(f"vmovdqa {y(reg[w])}, {slot(w)}")
+            ISA.mov(code, y(reg[w]), slot(w))
         quarter_rounds(code, step, reg, memc, t)
         dirty |= need
     return code, reg, dirty
@@ -134,7 +162,7 @@ def loop_body():
     code, end, dirty = double_round(start, t)
     for w in [w for w in end if w not in start]:
         if w in dirty:
-            code.append(f"vmovdqa {slot(w)}, {y(end[w])}")
+            ISA.mov(code, slot(w), y(end[w]))
         del end[w]
     # Permute the registers back; `t` breaks cycles.
     at = {r: w for w, r in end.items()}
@@ -142,18 +170,18 @@ def loop_body():
     while moves:
         for w, src in list(moves.items()):
             if start[w] not in at:
-                code.append(f"vmovdqa {y(start[w])}, {y(src)}")
+                ISA.mov(code, y(start[w]), y(src))
                 del at[src], moves[w]
                 at[start[w]] = w
                 break
         else:
             w, src = next(iter(moves.items()))
-            code.append(f"vmovdqa {y(t)}, {y(src)}")
+            ISA.mov(code, y(t), y(src))
             del at[src]
             at[t], moves[w] = w, t
     for w in start:
         if w not in end:
-            code.append(f"vmovdqa {y(start[w])}, {slot(w)}")
+            ISA.mov(code, y(start[w]), slot(w))
     return start, t, code
 
 
@@ -182,90 +210,96 @@ def reference(state):
 
 
 def interpret(lines, regs, mem):
-    """Runs the code on one lane: regs a list of 16 words, mem a dict slot -> word."""
+    """Runs the code on one lane: regs a list of 16 words, mem a dict offset -> word."""
+    def is_reg(op):
+        return op.startswith(ISA.reg) and "ptr" not in op
+
+    def offset(op):
+        return int(op.split("+")[1].rstrip("]").strip())
+
     def val(op):
-        op = op.strip()
-        if op.startswith("ymm") and "ptr" not in op:
-            return regs[int(op[3:])]
-        return mem[int(op.split("+")[1].rstrip("]").strip())]
+        return regs[int(op[3:])] if is_reg(op) else mem[offset(op)]
 
     for line in lines:
         ins, rest = line.split(" ", 1)
         ops = [o.strip() for o in rest.split(",")]
-        if ins == "vmovdqa":
-            if "ptr" in ops[0]:
-                mem[int(ops[0].split("+")[1].rstrip("]").strip())] = val(ops[1])
-            else:
+        ins = ins[1:] if ISA.vex else ins
+        if ins == "movdqa":
+            if is_reg(ops[0]):
                 regs[int(ops[0][3:])] = val(ops[1])
+            else:
+                mem[offset(ops[0])] = val(ops[1])
             continue
-        a, b = val(ops[1]), None
+        # VEX: dst, a, b; SSE: dst (= a), b.
         dst = int(ops[0][3:])
-        if ins == "vpshufb":
-            regs[dst] = rotl(a, ROT[ops[2].split("+ ")[1].rstrip("]")])
-            continue
-        if ins in ("vpsrld", "vpslld"):
-            n = int(ops[2])
-            regs[dst] = (a >> n) if ins == "vpsrld" else (a << n) & M32
-            continue
-        b = val(ops[2])
-        regs[dst] = {"vpaddd": (a + b) & M32, "vpxor": a ^ b, "vpor": a | b}[ins]
+        a, b = (ops[1], ops[2]) if ISA.vex else (ops[0], ops[1])
+        x = val(a)
+        if ins == "pshufb":
+            regs[dst] = rotl(x, ROT[b.split("+ ")[1].rstrip("]")])
+        elif ins in ("psrld", "pslld"):
+            n = int(b)
+            regs[dst] = (x >> n) if ins == "psrld" else (x << n) & M32
+        else:
+            y_ = val(b)
+            regs[dst] = {"paddd": (x + y_) & M32, "pxor": x ^ y_, "por": x | y_}[ins]
 
 
 def check(start, code, rounds=3):
     rng = random.Random(1)
+    at = lambda w: ISA.width * (16 * w[0] + w[1])  # noqa: E731
     for _ in range(4):
         states = [[rng.getrandbits(32) for _ in range(16)] for _ in range(2)]
-        mem = {32 * (16 * bt + i): states[bt][i] for bt in (0, 1) for i in range(16)}
+        mem = {at((bt, i)): states[bt][i] for bt in (0, 1) for i in range(16)}
         regs = [0] * NREGS
         for w, r in start.items():  # the entry loads
-            regs[r] = mem[32 * (16 * w[0] + w[1])]
+            regs[r] = mem[at(w)]
         for _ in range(rounds):
             interpret(code, regs, mem)
         for w, r in start.items():  # the exit stores
-            mem[32 * (16 * w[0] + w[1])] = regs[r]
+            mem[at(w)] = regs[r]
         for bt in (0, 1):
             want = states[bt]
             for _ in range(rounds):
                 want = reference(want)
-            got = [mem[32 * (16 * bt + i)] for i in range(16)]
-            if got != want:
-                sys.exit(f"generated double round is wrong (batch {bt})")
+            if [mem[at((bt, i))] for i in range(16)] != want:
+                sys.exit(f"generated {ISA.name} double round is wrong (batch {bt})")
 
 
-HEADER = """\
-//! ChaCha's double round on two 8-block AVX2 batches at once, as assembly:
-//! four steps of two quarter rounds of each batch, the words a step does not
-//! use in a 32-slot array, one register the shifts' temporary. Generated by
-//! `scripts/gen_chacha_avx2.py` (see there why): do not edit by hand.
-//! Constant time: fixed register and memory operations, no data-dependent
-//! address or branch.
-
-use core::arch::asm;
-use core::arch::x86_64::__m256i;
-"""
-
-
-def rust(start, t, code):
-    loads = [f"vmovdqa {y(r)}, {slot(w)}" for w, r in sorted(start.items())]
-    stores = [f"vmovdqa {slot(w)}, {y(r)}" for w, r in sorted(start.items())]
+def rust(start, code):
+    blocks, vec, feature = (8, "__m256i", "avx2") if ISA.vex else (4, "__m128i", "ssse3")
+    entry, leave = [], []
+    for w, r in sorted(start.items()):
+        ISA.mov(entry, y(r), slot(w))
+        ISA.mov(leave, slot(w), y(r))
     mem_ops = sum("ptr [{s}" in line for line in code)
-    lines = loads + ["2:"] + code + ["dec {n}", "jnz 2b"] + stores
+    lines = entry + ["2:"] + code + ["dec {n}", "jnz 2b"] + leave
     body = "\n".join(f'            "{line}",' for line in lines)
     clobbers = "\n".join(f'            out("{y(r)}") _,' for r in range(NREGS))
-    return HEADER + f"""
+    return f"""\
+//! ChaCha's double round on two {blocks}-block {ISA.name.upper()} batches at once, as
+//! assembly: four steps of two quarter rounds of each batch, the words a step
+//! does not use in a 32-slot array, one register the shifts' temporary.
+//! Generated by `scripts/gen_chacha_pair.py` (see there why): do not edit by
+//! hand. Constant time: fixed register and memory operations, no
+//! data-dependent address or branch.
+
+use core::arch::asm;
+use core::arch::x86_64::{vec};
+
 /// `R / 2` double rounds on the two batches `x[..16]` and `x[16..]`, one
-/// state word of 8 blocks in each vector. A double round is {len(code)}
+/// state word of {blocks} blocks in each vector. A double round is {len(code)}
 /// instructions, {mem_ops} of them touching the array (the loads and stores
 /// of words between steps and of the `c` word kept in memory).
 ///
 /// # Safety
-/// The CPU must support AVX2.
+/// The CPU must support {ISA.name.upper()}.
 #[inline]
-#[target_feature(enable = "avx2")]
-pub(in crate::chacha) unsafe fn rounds<const R: usize>(x: &mut [__m256i; 32]) {{
+#[target_feature(enable = "{feature}")]
+pub(in crate::chacha) unsafe fn rounds<const R: usize>(x: &mut [{vec}; 32]) {{
     const {{ assert!(R >= 2 && R.is_multiple_of(2), "whole double rounds") }};
-    // SAFETY: AVX2 instructions on registers and on `x`, 32 aligned 32-byte
-    // slots; reads of the two 32-byte static masks. The caller has AVX2.
+    // SAFETY: {ISA.name.upper()} instructions on registers and on `x`, 32 aligned
+    // {ISA.width}-byte slots; reads of the two {ISA.width}-byte static masks. The
+    // caller has {ISA.name.upper()}.
     unsafe {{
         asm!(
 {body}
@@ -282,16 +316,20 @@ pub(in crate::chacha) unsafe fn rounds<const R: usize>(x: &mut [__m256i; 32]) {{
 
 
 def main():
-    start, t, code = loop_body()
-    check(start, code)
-    text = rust(start, t, code)
-    if "--check" in sys.argv:
-        if not OUT.exists() or OUT.read_text() != text:
-            sys.exit("x86_avx2/pair.rs differs from the generator's output")
-        return
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(text)
-    print(f"{OUT.relative_to(ROOT)}: {len(code)} instructions a double round")
+    global ISA
+    for name in ("avx2", "ssse3"):
+        ISA = Isa(name)
+        out = ROOT / f"crates/catalogue/src/chacha/x86_{name}/pair.rs"
+        start, _, code = loop_body()
+        check(start, code)
+        text = rust(start, code)
+        if "--check" in sys.argv:
+            if not out.exists() or out.read_text() != text:
+                sys.exit(f"{out.relative_to(ROOT)} differs from the generator's output")
+            continue
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(text)
+        print(f"{out.relative_to(ROOT)}: {len(code)} instructions a double round")
 
 
 if __name__ == "__main__":
