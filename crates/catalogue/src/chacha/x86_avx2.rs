@@ -26,7 +26,16 @@ fn xor(a: __m256i, b: __m256i) -> __m256i {
 /// Byte-shuffle masks of the 16- and 8-bit rotations, read from memory by
 /// `vpshufb` so that they take no register.
 #[repr(align(32))]
-struct Mask(#[allow(dead_code, reason = "read by asm! only")] [u8; 32]);
+struct Mask(
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(
+            dead_code,
+            reason = "read by asm! only, and by the pair's copies on x86-64"
+        )
+    )]
+    [u8; 32],
+);
 static ROT16: Mask = Mask([
     2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, //
     2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
@@ -502,7 +511,7 @@ fn counters(ctr: u32) -> __m256i {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2")]
-fn batch2<const R: usize>(st: &Words, ctr: u32, x: &mut [__m256i; 32], out: &mut [u8]) {
+fn batch2<const R: usize>(st: &Words, ctr: u32, x: &mut [__m256i; 34], out: &mut [u8]) {
     let ctrs = [counters(ctr), counters(ctr.wrapping_add(N as u32))];
     for (h, &c) in ctrs.iter().enumerate() {
         x[16 * h..16 * h + 16].copy_from_slice(st);
@@ -535,7 +544,7 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
         const PAIR: usize = 2 * N * super::BLOCK;
         let (head, rest) = tail.split_at_mut(tail.len() / PAIR * PAIR);
         if !head.is_empty() {
-            let mut x = zeroize::Zeroizing::new([_mm256_setzero_si256(); 32]);
+            let mut x = zeroize::Zeroizing::new([_mm256_setzero_si256(); 34]);
             for out in head.chunks_exact_mut(PAIR) {
                 batch2::<R>(&words, ctr, &mut x, out);
                 ctr = ctr.wrapping_add(2 * N as u32);

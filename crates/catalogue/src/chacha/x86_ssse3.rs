@@ -28,7 +28,16 @@ fn xor(a: __m128i, b: __m128i) -> __m128i {
 /// Byte-shuffle masks of the 16- and 8-bit rotations, read from memory by
 /// `pshufb` so that they take no register.
 #[repr(align(16))]
-pub(super) struct Mask(#[allow(dead_code, reason = "read by asm! only")] [u8; 16]);
+pub(super) struct Mask(
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(
+            dead_code,
+            reason = "read by asm! only, and by the pair's copies on x86-64"
+        )
+    )]
+    [u8; 16],
+);
 pub(super) static ROT16: Mask = Mask([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]);
 pub(super) static ROT8: Mask = Mask([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]);
 
@@ -125,10 +134,10 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "ssse3")]
-fn batch2<const R: usize>(st: &[u32; 16], ctr: u32, x: &mut [__m128i; 32], out: &mut [u8]) {
+fn batch2<const R: usize>(st: &[u32; 16], ctr: u32, x: &mut [__m128i; 34], out: &mut [u8]) {
     let init = [initial(st, ctr), initial(st, ctr.wrapping_add(N as u32))];
     x[..16].copy_from_slice(&init[0]);
-    x[16..].copy_from_slice(&init[1]);
+    x[16..32].copy_from_slice(&init[1]);
     // SAFETY: SSSE3 is enabled here.
     unsafe { pair::rounds::<R>(x) };
     for (h, out) in out.chunks_exact_mut(N * super::BLOCK).enumerate() {
@@ -151,7 +160,7 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
         const PAIR: usize = 2 * N * super::BLOCK;
         let (head, rest) = tail.split_at_mut(tail.len() / PAIR * PAIR);
         if !head.is_empty() {
-            let mut x = zeroize::Zeroizing::new([_mm_setzero_si128(); 32]);
+            let mut x = zeroize::Zeroizing::new([_mm_setzero_si128(); 34]);
             for out in head.chunks_exact_mut(PAIR) {
                 batch2::<R>(st, ctr, &mut x, out);
                 ctr = ctr.wrapping_add(2 * N as u32);
