@@ -12,6 +12,9 @@
     eight times one AESENC's throughput, and so on), measured up to three
     times, each probe's best kept, since a busy neighbour on a shared
     machine slows a probe but never speeds one up.
+  * scripts/chacha_pair_probe.py (x86-64): its one-batch and two-batch
+    ChaCha double rounds must pass its interpretation check, assemble and
+    run.
 
     python3 scripts/test_harnesses.py    # needs cc and libssl-dev
 
@@ -53,8 +56,21 @@ def main():
     for f in failed:
         print(f, file=sys.stderr)
     print(f"evp_bench: {len(names) - len(bad)} of {len(names)} ciphers pass")
-    problems = check_ceilings()
+    problems = check_ceilings() + check_pair_probe()
     sys.exit(1 if failed or problems else 0)
+
+
+def check_pair_probe():
+    """chacha_pair_probe.py: [problems] (none where it cannot run)."""
+    probe = Path(__file__).resolve().parent / "chacha_pair_probe.py"
+    p = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True)
+    lines = p.stdout.strip().splitlines()
+    print(f"chacha_pair_probe: {lines[-1].strip() if lines else p.stderr.strip()[:300]}")
+    if p.returncode != 0:
+        return [f"chacha_pair_probe.py: exit {p.returncode}: {p.stderr.strip()[:300]}"]
+    if ceilings.supported() is None and not any("pair speed-up" in line for line in lines):
+        return ["chacha_pair_probe.py: no timing printed"]
+    return []
 
 
 def check_ceilings():
