@@ -540,17 +540,8 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
     #[allow(unused_mut, reason = "32-bit x86 has only the single batches")]
     let (mut ctr, mut tail) = (st[12], data);
     #[cfg(target_arch = "x86_64")]
-    {
-        const PAIR: usize = 2 * N * super::BLOCK;
-        let (head, rest) = tail.split_at_mut(tail.len() / PAIR * PAIR);
-        if !head.is_empty() {
-            let mut x = zeroize::Zeroizing::new([_mm256_setzero_si256(); 34]);
-            for out in head.chunks_exact_mut(PAIR) {
-                batch2::<R>(&words, ctr, &mut x, out);
-                ctr = ctr.wrapping_add(2 * N as u32);
-            }
-        }
-        tail = rest;
-    }
+    pairs!(N, ctr, tail, [_mm256_setzero_si256(); 34], |x, out| {
+        batch2::<R>(&words, ctr, &mut x, out)
+    });
     batches!(N, ctr, tail, |c, out| batch::<R>(&words, c, out));
 }

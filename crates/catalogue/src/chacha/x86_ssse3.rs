@@ -157,16 +157,9 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
     let (mut ctr, mut tail) = (st[12], data);
     #[cfg(target_arch = "x86_64")]
     {
-        const PAIR: usize = 2 * N * super::BLOCK;
-        let (head, rest) = tail.split_at_mut(tail.len() / PAIR * PAIR);
-        if !head.is_empty() {
-            let mut x = zeroize::Zeroizing::new([_mm_setzero_si128(); 34]);
-            for out in head.chunks_exact_mut(PAIR) {
-                batch2::<R>(st, ctr, &mut x, out);
-                ctr = ctr.wrapping_add(2 * N as u32);
-            }
-        }
-        tail = rest;
+        pairs!(N, ctr, tail, [_mm_setzero_si128(); 34], |x, out| {
+            batch2::<R>(st, ctr, &mut x, out)
+        });
         // The last batch of ChaCha20 takes the assembly rounds of the
         // stitched AEAD (without hashing): 1.02-1.05x this file's rounds on
         // Zen 4, which LLVM schedules from intrinsics with two words in
