@@ -10,7 +10,8 @@ need to issue, and the next round waits for all of them. Two batches
 interleaved double the independent work, but their 32 state words do not fit
 the 16 registers. So the double round is cut into four steps, each two
 quarter rounds of each batch (8 registers of words per batch, 16 in all);
-the words a step does not use live in a 32-slot array in memory. Per step:
+the words a step does not use live in an array on the stack (32 slots for
+the words, two for the rotations' byte masks: see `Isa`). Per step:
 
   * one register is the shifts' temporary; the 16th word, the `c` word of one
     quarter round, stays in memory (`c += d` reads it from memory into the
@@ -21,7 +22,7 @@ the words a step does not use live in a 32-slot array in memory. Per step:
 
 The loop's register assignment at its end is brought back to the one at its
 start with register moves. The script checks the result by interpreting it on
-random states against a plain double round, and writes the Rust file.
+random states against a plain double round, and writes the Rust files.
 Deterministic.
 
     python3 scripts/gen_chacha_pair.py            # writes the files
