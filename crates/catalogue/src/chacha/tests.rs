@@ -169,6 +169,35 @@ fn chacha8_every_backend_matches_the_crate() {
     against_crate::<8, chacha20::ChaCha8>(3);
 }
 
+/// Every length around the batch sizes of every backend (4, 8 and 16 blocks,
+/// and the x86 pairs of two batches: 8, 16 and 32), at a low counter and at
+/// one that ends exactly at the counter's last usable block: the pair loops
+/// hand over to the single batches at the right block and counter.
+#[test]
+fn every_batch_and_pair_boundary_matches_the_crate() {
+    let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+    let nonce: [u8; 12] = core::array::from_fn(|i| (i * 13 + 5) as u8);
+    let data: Vec<u8> = (0..64 * 70).map(|i| (i * 31 + 3) as u8).collect();
+    for imp in backends() {
+        for blocks in [4usize, 8, 16, 24, 32, 48, 64] {
+            for len in [
+                64 * blocks - 1,
+                64 * blocks,
+                64 * blocks + 1,
+                64 * blocks + 63,
+            ] {
+                let last = (u32::MAX - 1 - len.div_ceil(64) as u32).wrapping_add(1);
+                for counter in [3, last] {
+                    let want = oracle::<chacha20::ChaCha20>(&key, &nonce, counter, &data[..len]);
+                    let got = ours::<20>(imp, &key, &nonce, counter, &data[..len], 5);
+                    assert!(want.is_some(), "len {len} counter {counter:#x}");
+                    assert!(want == got, "{} len {len} counter {counter:#x}", imp.name());
+                }
+            }
+        }
+    }
+}
+
 /// The counter ends where the crate's does: the last block usable is
 /// `u32::MAX - 1`.
 #[test]
