@@ -20,6 +20,7 @@ elsewhere it says so and exits 0.
 
 import importlib.util
 import platform
+import random
 import shutil
 import subprocess
 import sys
@@ -60,7 +61,6 @@ def one_batch():
 
 def check_one(code, start):
     """The one-batch code against three plain double rounds."""
-    import random
     rng = random.Random(2)
     at = lambda w: gen.ISA.width * (16 * w[0] + w[1])  # noqa: E731
     state = [rng.getrandbits(32) for _ in range(16)]
