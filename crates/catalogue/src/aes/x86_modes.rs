@@ -49,8 +49,6 @@ pub(super) trait Lanes: Copy {
     unsafe fn swap64(self) -> Self;
     /// Bitwise AND.
     unsafe fn and(self, o: Self) -> Self;
-    /// Adds 32-bit lanes.
-    unsafe fn add32(self, o: Self) -> Self;
     /// Each lane's 32-bit words 3, 3, 1, 1 (PSHUFD 0x5f): the words whose top
     /// bits leave the two 64-bit halves when the lane doubles.
     unsafe fn signs(self) -> Self;
@@ -101,24 +99,6 @@ pub(super) trait Lanes: Copy {
         for x in b.iter_mut() {
             // SAFETY: the caller runs with the features of `enc` and `dec`.
             *x = unsafe { if ENC { x.enc(k) } else { x.dec(k) } };
-        }
-    }
-    /// One round (AESENC if `ENC`, else AESDEC) on eight vectors and one
-    /// step of the XTS tweak chain `t`, `m` (see [`double_step`]). Backends
-    /// override it to put the doubling among the rounds: LLVM would move it
-    /// after them, where it delays the next batch.
-    #[inline(always)]
-    unsafe fn round8_double<const ENC: bool>(
-        b: &mut [Self; 8],
-        k: Self,
-        t: &mut Self,
-        m: &mut Self,
-        poly: Self,
-    ) {
-        // SAFETY: the caller runs with the features of `enc`, `dec`, `double_step`.
-        unsafe {
-            Self::round8::<ENC>(b, k);
-            double_step(t, m, poly);
         }
     }
     /// One round (AESENC if `ENC`, else AESDEC) on eight vectors and one
@@ -184,32 +164,6 @@ macro_rules! round8 {
             inout(xmm_reg) $b[4].0, inout(xmm_reg) $b[5].0,
             inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
             k = in(xmm_reg) $k.0,
-            options(pure, nomem, nostack, preserves_flags),
-        )
-    };
-    // The round with one `double_step` of `$t`, `$m` spread through it
-    // (OpenSSL's instructions: MOVDQA, PADDD, PSRAD 31, PADDQ, PAND, PXOR).
-    (sse_double $op:literal, $b:expr, $k:expr, $t:expr, $m:expr, $poly:expr) => {
-        core::arch::asm!(
-            concat!($op, " {0}, {k}"), concat!($op, " {1}, {k}"),
-            "movdqa {tmp}, {m}",
-            "paddd {m}, {m}",
-            concat!($op, " {2}, {k}"), concat!($op, " {3}, {k}"),
-            "psrad {tmp}, 31",
-            "paddq {t}, {t}",
-            concat!($op, " {4}, {k}"), concat!($op, " {5}, {k}"),
-            "pand {tmp}, {poly}",
-            concat!($op, " {6}, {k}"), concat!($op, " {7}, {k}"),
-            "pxor {t}, {tmp}",
-            inout(xmm_reg) $b[0].0, inout(xmm_reg) $b[1].0,
-            inout(xmm_reg) $b[2].0, inout(xmm_reg) $b[3].0,
-            inout(xmm_reg) $b[4].0, inout(xmm_reg) $b[5].0,
-            inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
-            k = in(xmm_reg) $k.0,
-            t = inout(xmm_reg) $t.0,
-            m = inout(xmm_reg) $m.0,
-            poly = in(xmm_reg) $poly.0,
-            tmp = out(xmm_reg) _,
             options(pure, nomem, nostack, preserves_flags),
         )
     };
@@ -695,40 +649,6 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     done
 }
 
-/// [`rounds_but_last`] for XTS with one block a register: rounds 1 to 8
-/// each take one [`double_step`] from `t` (the last tweak of this batch, with
-/// `m = t.signs()`) to the next batch's tweaks `next[0..8]`.
-#[inline(always)]
-unsafe fn rounds_doubling<V: Lanes, const NR: usize, const ENC: bool>(
-    k: &[V; MAX_KEYS],
-    b: &mut [V; 8],
-    next: &mut [V; 8],
-    mut t: V,
-    poly: V,
-) {
-    // SAFETY: the caller runs with V's features.
-    let mut m = unsafe { t.signs() };
-    // Every AES has at least 9 rounds before the last: 8 with a doubling.
-    macro_rules! doubling {
-        ($($r:literal)*) => {$(
-            V::round8_double::<ENC>(b, k[$r + 1], &mut t, &mut m, poly);
-            next[$r] = t;
-        )*};
-    }
-    macro_rules! plain {
-        ($($r:literal)*) => {$(
-            if $r + 1 < NR {
-                V::round8::<ENC>(b, k[$r + 1]);
-            }
-        )*};
-    }
-    // SAFETY: the caller runs with V's features.
-    unsafe {
-        doubling!(0 1 2 3 4 5 6 7);
-        plain!(8 9 10 11 12);
-    }
-}
-
 /// [`rounds_but_last`] for XTS with two blocks a register and 8 registers (16
 /// blocks, the VAES-256 backend): rounds 1 to 8 each take one step from this
 /// batch's tweak `src[r]` to the same lane's of the next batch, `dst[r]`.
@@ -794,26 +714,6 @@ unsafe fn mul_alpha_k<V: Lanes>(t: V, k: i32, low: V) -> V {
 unsafe fn double<V: Lanes>(t: V, poly: V) -> V {
     // SAFETY: the caller runs with V's features.
     unsafe { t.add64(t).xor(t.signs().spread().and(poly)) }
-}
-
-/// [`double`] along a chain (OpenSSL's `aesni_xts_encrypt`): `m` starts as
-/// `t.signs()` and doubles its own 32-bit words alongside `t`, so its top bits
-/// stay those of `t`'s words 3 and 1 for 32 steps (bits shifted in from below,
-/// and the folded 0x87 and 1, reach them no sooner; a batch takes 8). The
-/// loop-carried chain is then PADDQ and PXOR, 2 cycles a tweak, not the 4 of
-/// `double` (PSHUFD, PSRAD, PAND, PXOR), with as many instructions. Eight
-/// serial 4-cycle doublings (32 cycles) per batch came close to the AES work
-/// of an AES-128 batch where AESENC issues 2 a cycle (Zen: 44 cycles), and
-/// the rounds delayed its steps further: AES-128 XTS ran slower than AES-256.
-/// At 1 a cycle (Skylake-class Intel: 88 cycles) neither form is the limit.
-#[inline(always)]
-unsafe fn double_step<V: Lanes>(t: &mut V, m: &mut V, poly: V) {
-    // SAFETY: the caller runs with V's features.
-    unsafe {
-        let mask = m.spread().and(poly);
-        *m = m.add32(*m);
-        *t = t.add64(*t).xor(mask);
-    }
 }
 
 /// The tweaks `t, t·α, .., t·α^(N-1)` of one vector.
@@ -917,28 +817,19 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
             let p = data.as_mut_ptr().add(done);
             let mut s: [V; W] = each(|j| V::load(p.add(j * vb)).xor(tw[j]).xor(k[0]));
             let mut next = tw;
+            // Each tweak is a few operations from the same lane's of this
+            // batch, independent of the rounds; the out-of-order core
+            // overlaps them (no hook: it would be a closure, see above).
+            for j in 0..W {
+                next[j] = if n * W as i32 == 16 {
+                    tw[j].mul_alpha16(low, poly)
+                } else {
+                    tw[j].mul_alpha(n * W as i32, low, poly)
+                };
+            }
+            rounds_but_last::<V, NR, W, ENC>(&k, &mut s, |_| {});
             // The last round's key takes in the tweak (AESENCLAST and
             // AESDECLAST end with an XOR), as in OpenSSL.
-            if let (1, Ok(s8), Ok(next8)) = (
-                V::N,
-                <&mut [V; 8]>::try_from(&mut s[..]),
-                <&mut [V; 8]>::try_from(&mut next[..]),
-            ) {
-                rounds_doubling::<V, NR, ENC>(&k, s8, next8, tw[W - 1], poly);
-            } else {
-                // Wide vectors: each tweak is a few operations from the same
-                // lane's of this batch, independent of the rounds; the
-                // out-of-order core overlaps them (no hook: it would be a
-                // closure, see above).
-                for j in 0..W {
-                    next[j] = if n * W as i32 == 16 {
-                        tw[j].mul_alpha16(low, poly)
-                    } else {
-                        tw[j].mul_alpha(n * W as i32, low, poly)
-                    };
-                }
-                rounds_but_last::<V, NR, W, ENC>(&k, &mut s, |_| {});
-            }
             for (j, x) in s.iter().enumerate() {
                 let kt = k[NR].xor(tw[j]);
                 let y = if ENC { x.enc_last(kt) } else { x.dec_last(kt) };

@@ -93,11 +93,6 @@ impl Lanes for Ymm {
         Ymm(unsafe { _mm256_and_si256(self.0, o.0) })
     }
     #[inline(always)]
-    unsafe fn add32(self, o: Self) -> Self {
-        // SAFETY: the caller runs with this backend's features.
-        Ymm(unsafe { _mm256_add_epi32(self.0, o.0) })
-    }
-    #[inline(always)]
     unsafe fn signs(self) -> Self {
         // SAFETY: the caller runs with this backend's features.
         Ymm(unsafe { _mm256_shuffle_epi32::<0x5f>(self.0) })

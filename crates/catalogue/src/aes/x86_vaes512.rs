@@ -98,11 +98,6 @@ impl Lanes for Zmm {
         Zmm(unsafe { _mm512_and_si512(self.0, o.0) })
     }
     #[inline(always)]
-    unsafe fn add32(self, o: Self) -> Self {
-        // SAFETY: the caller runs with this backend's features.
-        Zmm(unsafe { _mm512_add_epi32(self.0, o.0) })
-    }
-    #[inline(always)]
     unsafe fn signs(self) -> Self {
         // SAFETY: the caller runs with this backend's features.
         Zmm(unsafe { _mm512_shuffle_epi32::<0x5f>(self.0) })
