@@ -304,8 +304,24 @@ const XW: usize = 12;
 const RING: usize = 8;
 
 /// The ring of tweaks of [`xts_batches`]: batch `i` reads slot `i % RING`.
+/// It holds tweaks XOR round key 0, and so is zeroized on drop, 16 bytes a
+/// store: `zeroize` on its bytes (a volatile byte store each) took 3-4% of
+/// a 64 KiB request.
 #[repr(C, align(64))]
 struct TweakRing([[[u8; 16]; XW]; RING]);
+
+impl Drop for TweakRing {
+    fn drop(&mut self) {
+        for b in self.0.iter_mut().flatten() {
+            // SAFETY: a 16-byte store to a 16-aligned block of the ring
+            // (SSE2 is the x86-64 baseline); volatile, so it is not elided.
+            unsafe {
+                core::ptr::write_volatile(b.as_mut_ptr().cast::<__m128i>(), _mm_setzero_si128())
+            };
+        }
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    }
+}
 
 /// The XTS tweak chain on the integer pipes: `T' = T ^ k0` for one block,
 /// and the next block's, `α·T' ^ (α·k0 ^ k0)` (doubling is linear).
@@ -508,7 +524,6 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
     let _ = (p, n, rd, wr, lo, hi);
     let next = u128::from_le_bytes(ring.0[batches % RING][0]);
     *t = next ^ k0;
-    ring.0.zeroize();
     kl.zeroize();
     batches * 16 * XW
 }
