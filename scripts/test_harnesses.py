@@ -15,6 +15,8 @@
   * scripts/chacha_pair_probe.py (x86-64): its one-batch and two-batch
     ChaCha double rounds must pass its interpretation check, assemble and
     run.
+  * scripts/xts_ring_probe.py (x86-64 with AES-NI): its XTS batch loops
+    must assemble and run.
 
     python3 scripts/test_harnesses.py    # needs cc and libssl-dev
 
@@ -56,20 +58,23 @@ def main():
     for f in failed:
         print(f, file=sys.stderr)
     print(f"evp_bench: {len(names) - len(bad)} of {len(names)} ciphers pass")
-    problems = check_ceilings() + check_pair_probe()
+    problems = check_ceilings()
+    problems += check_probe("chacha_pair_probe.py", "pair speed-up")
+    problems += check_probe("xts_ring_probe.py", "without the chain")
     sys.exit(1 if failed or problems else 0)
 
 
-def check_pair_probe():
-    """chacha_pair_probe.py: [problems] (none where it cannot run)."""
-    probe = Path(__file__).resolve().parent / "chacha_pair_probe.py"
+def check_probe(name, marker):
+    """One of the probe scripts: [problems] (none where it cannot run: it
+    says so and prints no `marker` line)."""
+    probe = Path(__file__).resolve().parent / name
     p = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True)
     lines = p.stdout.strip().splitlines()
-    print(f"chacha_pair_probe: {lines[-1].strip() if lines else p.stderr.strip()[:300]}")
+    print(f"{name.removesuffix('.py')}: {lines[-1].strip() if lines else p.stderr.strip()[:300]}")
     if p.returncode != 0:
-        return [f"chacha_pair_probe.py: exit {p.returncode}: {p.stderr.strip()[:300]}"]
-    if ceilings.supported() is None and not any("pair speed-up" in line for line in lines):
-        return ["chacha_pair_probe.py: no timing printed"]
+        return [f"{name}: exit {p.returncode}: {p.stderr.strip()[:300]}"]
+    if ceilings.supported() is None and not any(marker in line for line in lines):
+        return [f"{name}: no timing printed"]
     return []
 
 

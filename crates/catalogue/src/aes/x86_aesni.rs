@@ -443,8 +443,9 @@ macro_rules! xts_asm {
 /// XORed with round key 0, so a block takes one XOR in and one for the last
 /// round's key besides its AES instructions. They are stored 7 batches ahead
 /// in a ring of 8: a 16-byte load of two 8-byte stores cannot be forwarded
-/// and waits until they reach the cache, which one or two batches ahead did
-/// not give them time to (0.82x; see docs/PERFORMANCE.md).
+/// and waits until they reach the cache: in a first probe on Zen 4 (8-block
+/// batches) one or two batches ahead ran at 0.82x of three or more; 7 is
+/// never slower (`scripts/xts_ring_probe.py`, docs/PERFORMANCE.md).
 ///
 /// # Safety
 /// The CPU must have AES-NI and SSSE3; `keys` holds `NR + 1` round keys.
@@ -487,38 +488,36 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
     let (clo, chi) = (chain.c as u64, (chain.c >> 64) as u64);
     let kp = keys.as_ptr();
     let klp = kl.as_ptr();
+    // The 12 steps go into the first 9 rounds, which every key size has.
+    macro_rules! rounds {
+        ($($schedule:tt)*) => {
+            if ENC {
+                xts_asm!("aesenc", "aesenclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
+                    $($schedule)*)
+            } else {
+                xts_asm!("aesdec", "aesdeclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
+                    $($schedule)*)
+            }
+        };
+    }
     // SAFETY: the CPU has AES-NI (the caller's contract). The loop reads and
     // writes `batches` * 192 bytes from `p`, inside `data`; it reads `NR + 1`
     // keys at `kp` and 16 bytes at `klp`; its ring pointers stay inside the
     // 1,536 bytes of `ring` (slots of 192, wrapping at the end). Legacy SSE
     // memory operands (PXOR, MOVDQA) need 16-byte alignment: the ring is
     // 64-aligned. Every xmm register it uses is declared clobbered.
-    //
-    // The 12 steps go into the first 9 rounds, which every key size has.
     unsafe {
-        match (NR, ENC) {
-            (10, true) => {
-                xts_asm!("aesenc", "aesenclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
-                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11))
+        match NR {
+            10 => {
+                rounds! { (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11) }
             }
-            (12, true) => {
-                xts_asm!("aesenc", "aesenclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
-                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11) (10) (11))
-            }
-            (14, true) => {
-                xts_asm!("aesenc", "aesenclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
-                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11) (10) (11) (12) (13))
-            }
-            (10, false) => {
-                xts_asm!("aesdec", "aesdeclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
-                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11))
-            }
-            (12, false) => {
-                xts_asm!("aesdec", "aesdeclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
-                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11) (10) (11))
-            }
-            _ => xts_asm!("aesdec", "aesdeclast", p, n, kp, klp, rd, wr, base, lo, hi, clo, chi;
-                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11) (10) (11) (12) (13)),
+            12 => rounds! {
+                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11) (10) (11)
+            },
+            _ => rounds! {
+                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6) (5, 7) (6, 8) (7, 9) (8, 10) (9, 11)
+                (10) (11) (12) (13)
+            },
         }
     }
     let _ = (p, n, rd, wr, lo, hi);
