@@ -324,11 +324,18 @@ impl Drop for TweakRing {
 }
 
 /// The XTS tweak chain on the integer pipes: `T' = T ^ k0` for one block,
-/// and the next block's, `α·T' ^ (α·k0 ^ k0)` (doubling is linear).
-#[derive(Clone, Copy)]
+/// and the next block's, `α·T' ^ (α·k0 ^ k0)` (doubling is linear). Both
+/// hold round key 0, so it is wiped on drop.
 struct Chain {
     t: u128,
     c: u128,
+}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        self.t.zeroize();
+        self.c.zeroize();
+    }
 }
 
 impl Chain {
@@ -373,15 +380,15 @@ macro_rules! xts_asm {
             "add {p}, 192",
             "dec {n}",
             "jnz 2b",
-            p = inout(reg) $p,
-            n = inout(reg) $n,
+            p = inout(reg) $p => _,
+            n = inout(reg) $n => _,
             k = in(reg) $k,
             kl = in(reg) $kl,
-            rd = inout(reg) $rd,
-            wr = inout(reg) $wr,
+            rd = inout(reg) $rd => _,
+            wr = inout(reg) $wr => _,
             ring = in(reg) $ring,
-            lo = inout(reg) $lo,
-            hi = inout(reg) $hi,
+            lo = inout(reg) $lo => _,
+            hi = inout(reg) $hi => _,
             clo = in(reg) $clo,
             chi = in(reg) $chi,
             tmp = out(reg) _,
@@ -480,11 +487,11 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
     // Key material (T' holds round key 0): zeroized below.
     let mut kl = (u128::from_le_bytes(keys[NR]) ^ k0).to_le_bytes();
     let base = ring.0.as_mut_ptr().cast::<u8>();
-    let mut p = data.as_mut_ptr();
-    let mut n = batches;
-    let mut rd = base;
-    let mut wr = base.wrapping_add(16 * XW * (RING - 1));
-    let (mut lo, mut hi) = (chain.t as u64, (chain.t >> 64) as u64);
+    let p = data.as_mut_ptr();
+    let n = batches;
+    let rd = base;
+    let wr = base.wrapping_add(16 * XW * (RING - 1));
+    let (lo, hi) = (chain.t as u64, (chain.t >> 64) as u64);
     let (clo, chi) = (chain.c as u64, (chain.c >> 64) as u64);
     let kp = keys.as_ptr();
     let klp = kl.as_ptr();
@@ -520,7 +527,6 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
             },
         }
     }
-    let _ = (p, n, rd, wr, lo, hi);
     let next = u128::from_le_bytes(ring.0[batches % RING][0]);
     *t = next ^ k0;
     kl.zeroize();
