@@ -1,5 +1,7 @@
-//! AES-NI on 128-bit registers (no VAES): 12 blocks in flight for CTR and CBC
-//! decryption, 8 for ECB and XTS, one block at a time for CBC encryption.
+//! AES-NI on 128-bit registers (no VAES): 12 blocks in flight for CTR, CBC
+//! decryption and XTS (an `asm!` loop whose tweaks are made on the integer
+//! pipes: [`xts_batches`]), 8 for ECB, one block at a time for CBC
+//! encryption.
 //! Also the key schedule (FIPS-197 §5.2, SubWord by AESENCLAST) and the
 //! decryption keys (AESIMC), which the VAES backends share, and the last
 //! blocks they leave over.
