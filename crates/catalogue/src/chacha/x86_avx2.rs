@@ -113,7 +113,7 @@ fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
 /// ymm registers, with `t` as the temporary of the shifts: the assembly text
 /// of one step of [`rounds_asm`]. The rotations by 16 and 8 are one `vpshufb`
 /// each, by 12 and 7 two shifts and an OR (AVX2 has no rotation). With
-/// `yes`, the four parts of a Poly1305 block ([`poly!`]) go one before each
+/// `yes`, the four parts of a Poly1305 block (`poly!`) go one before each
 /// quarter of the step, as in libgcrypt's stitched code: spread thinly, the
 /// scalar work never holds up the vector instructions behind it.
 #[cfg(target_arch = "x86_64")]

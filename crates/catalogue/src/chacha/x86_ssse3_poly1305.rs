@@ -31,7 +31,7 @@ pub(crate) const BATCH: usize = N * BLOCK;
 const DOUBLE_ROUNDS: usize = 10;
 
 /// Double rounds that hash two Poly1305 blocks each: the batch's 16
-/// ([`hashing_double_rounds!`] is written out for 8).
+/// (`hashing_double_rounds!` is written out for 8).
 const HASHING: usize = 8;
 const _: () = assert!(HASHING * 2 * poly1305::BLOCK == BATCH && HASHING <= DOUBLE_ROUNDS);
 
@@ -44,7 +44,7 @@ pub(crate) fn runnable() -> bool {
 /// xmm registers, with `t` as the temporary of the shifts: the assembly text
 /// of one step of [`rounds`]. The rotations by 16 and 8 are one `pshufb`
 /// each, by 12 and 7 a copy, two shifts and an OR. With `yes`, the four
-/// parts of a Poly1305 block ([`poly!`], at offset `o` of `{m}`; `o8` is
+/// parts of a Poly1305 block (`poly!`, at offset `o` of `{m}`; `o8` is
 /// `o + 8`) go one before each quarter; with `mulx` the same with `mulx`.
 macro_rules! qr2 {
     ($p:ident, $o:literal, $o8:literal;

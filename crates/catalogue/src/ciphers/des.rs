@@ -617,7 +617,7 @@ impl<const S: usize> BlockCipherDecBackend for Backend<'_, S> {
 // The kernel of the catalogue's rows.
 // ---------------------------------------------------------------------------
 
-/// The bitsliced rounds ([`des_bitslice`]) for bulk data (ECB, CBC
+/// The bitsliced rounds (`des_bitslice`) for bulk data (ECB, CBC
 /// decryption, CTR), where the CPU has SIMD registers for them
 /// ([`crate::dispatch::des`]).
 #[derive(Clone)]

@@ -2,7 +2,7 @@
 //! kernels ([`crate::aes::AesModes`]) and GHASH computed as POLYVAL
 //! (RFC 8452 appendix A: GHASH(H, X) = rev(POLYVAL(mulX(rev H), rev X))) with
 //! carry-less multiplies, the products of 8 or 16 blocks summed before one
-//! reduction. One backend per instruction set: [`aarch64_pmull`] (PMULL, a
+//! reduction. One backend per instruction set: `aarch64_pmull` (PMULL, a
 //! Raspberry Pi 5), [`x86_vpclmul`] (VPCLMULQDQ on 256-bit registers, the
 //! Zen 3 kind of x86 without AVX-512), [`x86_pclmul`] (PCLMULQDQ on
 //! 128-bit registers, x86 with AES-NI but no VAES) and [`x86_pshufb`] (no
