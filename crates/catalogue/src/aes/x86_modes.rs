@@ -101,30 +101,6 @@ pub(super) trait Lanes: Copy {
             *x = unsafe { if ENC { x.enc(k) } else { x.dec(k) } };
         }
     }
-    /// One round (AESENC if `ENC`, else AESDEC) on eight vectors and one
-    /// tweak of the next batch: `*dst = (*src)·α^16` ([`Lanes::mul_alpha16`]).
-    /// Backends override it to keep the step among the rounds (see
-    /// [`rounds_tweaking`]).
-    ///
-    /// # Safety
-    /// `src` must be readable and `dst` writable as one `Self`, besides the
-    /// backend's features.
-    #[inline(always)]
-    unsafe fn round8_mul16<const ENC: bool>(
-        b: &mut [Self; 8],
-        k: Self,
-        src: *const Self,
-        dst: *mut Self,
-        low: Self,
-        poly: Self,
-    ) {
-        // SAFETY: the caller runs with the features of `enc`, `dec`,
-        // `mul_alpha16`, and passes valid `src` and `dst`.
-        unsafe {
-            Self::round8::<ENC>(b, k);
-            dst.write(src.read().mul_alpha16(low, poly));
-        }
-    }
 }
 
 /// One AES round instruction on eight registers, in one `asm!` block.
@@ -165,34 +141,6 @@ macro_rules! round8 {
             inout(xmm_reg) $b[6].0, inout(xmm_reg) $b[7].0,
             k = in(xmm_reg) $k.0,
             options(pure, nomem, nostack, preserves_flags),
-        )
-    };
-    // The round with one tweak's step to the next batch (`mul_alpha16` of
-    // the VAES-256 backend: PSRLDQ 14, PCLMULQDQ, PSLLDQ 2, PXOR), the tweak
-    // read from `$src` and written to `$dst`.
-    (vex_mul16 $op:literal, $b:expr, $k:expr, $src:expr, $dst:expr, $poly:expr) => {
-        core::arch::asm!(
-            concat!($op, " {0}, {0}, {k}"), concat!($op, " {1}, {1}, {k}"),
-            "vmovdqu {t}, ymmword ptr [{src}]",
-            concat!($op, " {2}, {2}, {k}"), concat!($op, " {3}, {3}, {k}"),
-            "vpsrldq {u}, {t}, 14",
-            "vpslldq {t}, {t}, 2",
-            concat!($op, " {4}, {4}, {k}"), concat!($op, " {5}, {5}, {k}"),
-            "vpclmulqdq {u}, {u}, {poly}, 0",
-            concat!($op, " {6}, {6}, {k}"), concat!($op, " {7}, {7}, {k}"),
-            "vpxor {t}, {t}, {u}",
-            "vmovdqu ymmword ptr [{dst}], {t}",
-            inout(ymm_reg) $b[0].0, inout(ymm_reg) $b[1].0,
-            inout(ymm_reg) $b[2].0, inout(ymm_reg) $b[3].0,
-            inout(ymm_reg) $b[4].0, inout(ymm_reg) $b[5].0,
-            inout(ymm_reg) $b[6].0, inout(ymm_reg) $b[7].0,
-            k = in(ymm_reg) $k.0,
-            poly = in(ymm_reg) $poly.0,
-            src = in(reg) $src,
-            dst = in(reg) $dst,
-            t = out(ymm_reg) _,
-            u = out(ymm_reg) _,
-            options(nostack, preserves_flags),
         )
     };
     (vex $op:literal, $b:expr, $k:expr) => {
@@ -649,47 +597,6 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     done
 }
 
-/// [`rounds_but_last`] for XTS with two blocks a register and 8 registers (16
-/// blocks, the VAES-256 backend): rounds 1 to 8 each take one step from this
-/// batch's tweak `src[r]` to the same lane's of the next batch, `dst[r]`.
-///
-/// Written among the rounds so that the next batch's tweaks are ready when it
-/// starts: as plain code LLVM put the eight steps after the rounds, where, on
-/// Zen 4, they ran only once the rounds had left the scheduler, and the next
-/// batch waited on them. The tweaks live in memory (`src`, `dst`): in
-/// registers 8 blocks, a key and 16 tweaks are more than the 16 ymm registers.
-///
-/// # Safety
-/// `src` must hold 8 readable and `dst` 8 writable vectors, besides V's features.
-#[inline(always)]
-unsafe fn rounds_tweaking<V: Lanes, const NR: usize, const ENC: bool>(
-    k: &[V; MAX_KEYS],
-    b: &mut [V; 8],
-    src: *const V,
-    dst: *mut V,
-    low: V,
-    poly: V,
-) {
-    // Every AES has at least 9 rounds before the last: 8 with a step.
-    macro_rules! tweaking {
-        ($($r:literal)*) => {$(
-            V::round8_mul16::<ENC>(b, k[$r + 1], src.add($r), dst.add($r), low, poly);
-        )*};
-    }
-    macro_rules! plain {
-        ($($r:literal)*) => {$(
-            if $r + 1 < NR {
-                V::round8::<ENC>(b, k[$r + 1]);
-            }
-        )*};
-    }
-    // SAFETY: the caller runs with V's features and passes valid `src`, `dst`.
-    unsafe {
-        tweaking!(0 1 2 3 4 5 6 7);
-        plain!(8 9 10 11 12);
-    }
-}
-
 /// Multiplies every lane by α^k in GF(2^128) (IEEE 1619 §5.2), 1 <= k <= 57:
 /// the k bits shifted out of the top fold back as b·(x^7 + x^2 + x + 1), which
 /// stays below 2^64 for k <= 57.
@@ -792,27 +699,6 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
             tw[j] = from_first(first, j, tw[j - 1], poly, low);
         }
         let mut done = 0;
-        if V::N == 2 && W == 8 && data.len() >= W * vb {
-            // Two buffers of tweaks in memory, this batch's and the next's,
-            // taking turns (see `rounds_tweaking`).
-            let mut bufs = [tw; 2];
-            let base = bufs.as_mut_ptr().cast::<V>();
-            let mut cur = 0;
-            while data.len() - done >= W * vb {
-                let p = data.as_mut_ptr().add(done);
-                let (tc, tn) = (base.add(cur * W), base.add((1 - cur) * W));
-                let mut s: [V; 8] = each(|j| V::load(p.add(j * vb)).xor(*tc.add(j)).xor(k[0]));
-                rounds_tweaking::<V, NR, ENC>(&k, &mut s, tc, tn, low, poly);
-                for (j, x) in s.iter().enumerate() {
-                    let kt = k[NR].xor(*tc.add(j));
-                    let y = if ENC { x.enc_last(kt) } else { x.dec_last(kt) };
-                    y.store(p.add(j * vb));
-                }
-                cur = 1 - cur;
-                done += W * vb;
-            }
-            tw = bufs[cur];
-        }
         while data.len() - done >= W * vb {
             let p = data.as_mut_ptr().add(done);
             let mut s: [V; W] = each(|j| V::load(p.add(j * vb)).xor(tw[j]).xor(k[0]));

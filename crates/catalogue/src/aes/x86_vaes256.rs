@@ -141,19 +141,6 @@ impl Lanes for Ymm {
         // SAFETY: the caller runs with VAES and AVX2.
         unsafe { last8_ymm::<ENC>(b, k) }
     }
-    #[inline(always)]
-    unsafe fn round8_mul16<const ENC: bool>(
-        b: &mut [Self; 8],
-        k: Self,
-        src: *const Self,
-        dst: *mut Self,
-        _low: Self,
-        poly: Self,
-    ) {
-        // SAFETY: the caller runs with VAES, VPCLMULQDQ and AVX2 and passes
-        // a readable `src` and a writable `dst`.
-        unsafe { round8_mul16_ymm::<ENC>(b, k, src, dst, poly) }
-    }
 }
 
 // The eight-register rounds as `asm!` (see `round8`); ymm operands need AVX
@@ -179,26 +166,6 @@ fn last8_ymm<const ENC: bool>(b: &mut [Ymm; 8], k: Ymm) {
             round8!(vex "vaesenclast", b, k);
         } else {
             round8!(vex "vaesdeclast", b, k);
-        }
-    }
-}
-
-#[inline]
-#[target_feature(enable = "avx2,vaes,vpclmulqdq")]
-unsafe fn round8_mul16_ymm<const ENC: bool>(
-    b: &mut [Ymm; 8],
-    k: Ymm,
-    src: *const Ymm,
-    dst: *mut Ymm,
-    poly: Ymm,
-) {
-    // SAFETY: VAES, VPCLMULQDQ and AVX2 are enabled; the caller passes 32
-    // readable bytes at `src` and 32 writable at `dst`.
-    unsafe {
-        if ENC {
-            round8!(vex_mul16 "vaesenc", b, k, src, dst, poly);
-        } else {
-            round8!(vex_mul16 "vaesdec", b, k, src, dst, poly);
         }
     }
 }
@@ -266,7 +233,207 @@ pub(super) unsafe fn xts(
 ) {
     // SAFETY: as in `ecb`.
     unsafe {
+        let done = if enc {
+            match nr {
+                10 => xts_batches::<10, true>(keys, t, data),
+                12 => xts_batches::<12, true>(keys, t, data),
+                _ => xts_batches::<14, true>(keys, t, data),
+            }
+        } else {
+            match nr {
+                10 => xts_batches::<10, false>(keys, t, data),
+                12 => xts_batches::<12, false>(keys, t, data),
+                _ => xts_batches::<14, false>(keys, t, data),
+            }
+        };
+        let data = &mut data[done..];
         let done = by_rounds!(nr, xts::<Ymm, W>(keys, t, data, enc));
         x86_aesni::xts(keys, nr, t, &mut data[done..], enc);
     }
+}
+
+/// Blocks a batch in [`xts_batches`]: 8 ymm registers of 2.
+const XW: usize = 16;
+
+/// Batches in the ring of tweaks (see [`xts_batches`]).
+const RING: usize = 8;
+
+/// The ring of tweaks of [`xts_batches`]: batch `i` reads slot `i % RING`;
+/// wiped on drop with 32-byte stores.
+#[repr(C, align(64))]
+struct TweakRing([[[u8; 16]; XW]; RING]);
+
+impl Drop for TweakRing {
+    fn drop(&mut self) {
+        for b in self.0.iter_mut().flat_map(|s| s.as_chunks_mut::<2>().0) {
+            // SAFETY: a 32-byte store to two adjacent blocks of the ring; the
+            // CPU has AVX (it runs this backend); volatile, so not elided.
+            unsafe {
+                core::ptr::write_volatile(b.as_mut_ptr().cast::<__m256i>(), _mm256_setzero_si256())
+            };
+        }
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The VAES-256 XTS batch loop of [`xts_batches`] as one `asm!` block.
+macro_rules! vxts_asm {
+    ($op:literal, $last:literal, $p:ident, $n:ident, $k:ident, $kl:ident, $rd:ident,
+     $wr:ident, $ring:ident, $lo:ident, $hi:ident; $(($r:literal $(, $j:literal)*))*) => {
+        core::arch::asm!(
+            "vbroadcasti128 ymm13, xmmword ptr [{k}]",
+            "vbroadcasti128 ymm14, xmmword ptr [{kl}]",
+            ".p2align 5",
+            "2:",
+            vxts_asm!(@load 0), vxts_asm!(@load 1), vxts_asm!(@load 2), vxts_asm!(@load 3),
+            vxts_asm!(@load 4), vxts_asm!(@load 5), vxts_asm!(@load 6), vxts_asm!(@load 7),
+            $(
+                concat!("vbroadcasti128 ymm12, xmmword ptr [{k} + ", $r, " * 16]"),
+                $(vxts_asm!(@step $j),)*
+                vxts_asm!(@aes8 $op),
+            )*
+            vxts_asm!(@last $last, 0), vxts_asm!(@last $last, 1),
+            vxts_asm!(@last $last, 2), vxts_asm!(@last $last, 3),
+            vxts_asm!(@last $last, 4), vxts_asm!(@last $last, 5),
+            vxts_asm!(@last $last, 6), vxts_asm!(@last $last, 7),
+            "mov {wr}, {rd}",
+            "add {rd}, 256",
+            "lea {tmp}, [{ring} + 2048]",
+            "cmp {rd}, {tmp}",
+            "cmove {rd}, {ring}",
+            "add {p}, 256",
+            "dec {n}",
+            "jnz 2b",
+            "vzeroupper",
+            p = inout(reg) $p => _,
+            n = inout(reg) $n => _,
+            k = in(reg) $k,
+            kl = in(reg) $kl,
+            rd = inout(reg) $rd => _,
+            wr = inout(reg) $wr => _,
+            ring = in(reg) $ring,
+            lo = inout(reg) $lo => _,
+            hi = inout(reg) $hi => _,
+            tmp = out(reg) _,
+            out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+            out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+            out("ymm12") _, out("ymm13") _, out("ymm14") _, out("ymm15") _,
+            options(nostack),
+        )
+    };
+    // Blocks 2j, 2j+1: data XOR their tweaks XOR round key 0.
+    (@load $j:literal) => {
+        concat!(
+            "vmovdqu ymm", $j, ", ymmword ptr [{p} + ", $j, " * 32]\n",
+            "vpxor ymm", $j, ", ymm", $j, ", ymmword ptr [{rd} + ", $j, " * 32]\n",
+            "vpxor ymm", $j, ", ymm", $j, ", ymm13",
+        )
+    };
+    (@aes8 $op:literal) => {
+        concat!(
+            $op, " ymm0, ymm0, ymm12\n", $op, " ymm1, ymm1, ymm12\n",
+            $op, " ymm2, ymm2, ymm12\n", $op, " ymm3, ymm3, ymm12\n",
+            $op, " ymm4, ymm4, ymm12\n", $op, " ymm5, ymm5, ymm12\n",
+            $op, " ymm6, ymm6, ymm12\n", $op, " ymm7, ymm7, ymm12",
+        )
+    };
+    // Tweak j of the batch 7 on: the chain doubled (the top bit folds back
+    // as 0x87), stored as two halves.
+    (@step $j:literal) => {
+        concat!(
+            "mov {tmp}, {hi}\n",
+            "sar {tmp}, 63\n",
+            "and {tmp}, 0x87\n",
+            "add {lo}, {lo}\n",
+            "adc {hi}, {hi}\n",
+            "xor {lo}, {tmp}\n",
+            "mov qword ptr [{wr} + ", $j, " * 16], {lo}\n",
+            "mov qword ptr [{wr} + ", $j, " * 16 + 8], {hi}",
+        )
+    };
+    // The last round's key XOR the two tweaks.
+    (@last $last:literal, $j:literal) => {
+        concat!(
+            "vpxor ymm15, ymm14, ymmword ptr [{rd} + ", $j, " * 32]\n",
+            $last, " ymm", $j, ", ymm", $j, ", ymm15\n",
+            "vmovdqu ymmword ptr [{p} + ", $j, " * 32], ymm", $j,
+        )
+    };
+}
+
+/// XTS over the whole 16-block batches of `data` from tweak `t` (already
+/// encrypted), which advances; returns the bytes done.
+///
+/// As the AES-NI loop ([`x86_aesni`]'s `xts_batches`): the tweaks are made
+/// on the integer pipes and stored 7 batches ahead in a ring of 8, so that
+/// the vector pipes AESENC shares take three XORs a register of two blocks
+/// besides its AES instructions, instead of seven (the multiplication by
+/// α^16 with VPCLMULQDQ was four).
+///
+/// # Safety
+/// The CPU must have VAES and AVX2; `keys` holds `NR + 1` round keys.
+#[target_feature(enable = "aes,vaes,avx2")]
+unsafe fn xts_batches<const NR: usize, const ENC: bool>(
+    keys: &[[u8; 16]; MAX_KEYS],
+    t: &mut u128,
+    data: &mut [u8],
+) -> usize {
+    let batches = data.len() / (16 * XW);
+    if batches == 0 {
+        return 0;
+    }
+    // Batch b's tweaks in slot b for the first min(batches + 1, RING - 1)
+    // batches; the loop writes the rest, and batch `batches` is in its slot
+    // at the end.
+    let mut ring = TweakRing([[[0u8; 16]; XW]; RING]);
+    let ahead = (batches + 1).min(RING - 1);
+    let mut chain = *t;
+    let mut last = chain;
+    for b in ring.0[..ahead].iter_mut().flatten() {
+        *b = chain.to_le_bytes();
+        last = chain;
+        chain = super::mul_alpha(chain);
+    }
+    let base = ring.0.as_mut_ptr().cast::<u8>();
+    let p = data.as_mut_ptr();
+    let n = batches;
+    let rd = base;
+    let wr = base.wrapping_add(16 * XW * (RING - 1));
+    let (lo, hi) = (last as u64, (last >> 64) as u64);
+    let kp = keys.as_ptr();
+    let klp = keys[NR].as_ptr();
+    macro_rules! rounds {
+        ($($schedule:tt)*) => {
+            if ENC {
+                vxts_asm!("vaesenc", "vaesenclast", p, n, kp, klp, rd, wr, base, lo, hi;
+                    $($schedule)*)
+            } else {
+                vxts_asm!("vaesdec", "vaesdeclast", p, n, kp, klp, rd, wr, base, lo, hi;
+                    $($schedule)*)
+            }
+        };
+    }
+    // SAFETY: the CPU has VAES and AVX2 (the caller's contract). The loop
+    // reads and writes `batches` * 256 bytes from `p`, inside `data`; it
+    // reads `NR + 1` keys at `kp`; its ring pointers stay inside the 2,048
+    // bytes of `ring` (slots of 256, wrapping at the end). Every ymm
+    // register it uses is declared clobbered, and it ends with VZEROUPPER.
+    unsafe {
+        match NR {
+            10 => rounds! {
+                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6, 7) (5, 8) (6, 9, 10) (7, 11, 12) (8, 13, 14)
+                (9, 15)
+            },
+            12 => rounds! {
+                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6, 7) (5, 8) (6, 9, 10) (7, 11, 12) (8, 13, 14)
+                (9, 15) (10) (11)
+            },
+            _ => rounds! {
+                (1, 0, 1) (2, 2, 3) (3, 4, 5) (4, 6, 7) (5, 8) (6, 9, 10) (7, 11, 12) (8, 13, 14)
+                (9, 15) (10) (11) (12) (13)
+            },
+        }
+    }
+    *t = u128::from_le_bytes(ring.0[batches % RING][0]);
+    batches * 16 * XW
 }
