@@ -1,5 +1,7 @@
 //! VAES on 256-bit registers (VAES, VPCLMULQDQ and AVX2): 2 blocks per register, 8
-//! registers (16 blocks) in flight for ECB, CBC decryption, CTR and XTS.
+//! registers (16 blocks) in flight for ECB, CBC decryption, CTR and XTS (XTS
+//! as an `asm!` loop whose tweaks are made on the integer pipes:
+//! [`xts_batches`]).
 //! CBC encryption is sequential and runs the AES-NI code; the last blocks
 //! that fill no whole register go there too.
 
