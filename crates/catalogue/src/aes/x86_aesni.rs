@@ -303,16 +303,17 @@ pub(super) unsafe fn xts(
 const XW: usize = 12;
 
 /// Batches in XTS's ring of tweaks (see [`xts_batches`]).
-const RING: usize = 8;
+pub(super) const RING: usize = 8;
 
-/// The ring of tweaks of [`xts_batches`]: batch `i` reads slot `i % RING`.
-/// It holds tweaks XOR round key 0, and so is zeroized on drop, 16 bytes a
-/// store: `zeroize` on its bytes (a volatile byte store each) took 3-4% of
-/// a 64 KiB request.
+/// The ring of tweaks of [`xts_batches`] (and of the VAES-256 XTS loop),
+/// `B` blocks a batch: batch `i` reads slot `i % RING`. It holds tweaks
+/// (XOR round key 0 here), and so is zeroized on drop, 16 bytes a store:
+/// `zeroize` on its bytes (a volatile byte store each) took 3-4% of a 64 KiB
+/// request.
 #[repr(C, align(64))]
-struct TweakRing([[[u8; 16]; XW]; RING]);
+pub(super) struct TweakRing<const B: usize>(pub(super) [[[u8; 16]; B]; RING]);
 
-impl Drop for TweakRing {
+impl<const B: usize> Drop for TweakRing<B> {
     fn drop(&mut self) {
         for b in self.0.iter_mut().flatten() {
             // SAFETY: a 16-byte store to a 16-aligned block of the ring
@@ -476,7 +477,7 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
     // Batch b's tweaks in slot b for the first min(batches + 1, RING - 1)
     // batches; the loop writes the rest. Batch `batches` (the tweak after
     // the data) is then always in its slot at the end.
-    let mut ring = TweakRing([[[0u8; 16]; XW]; RING]);
+    let mut ring = TweakRing::<XW>([[[0u8; 16]; XW]; RING]);
     let ahead = (batches + 1).min(RING - 1);
     let mut first = true;
     for slot in &mut ring.0[..ahead] {

@@ -7,7 +7,7 @@
 
 use core::arch::x86_64::*;
 
-use super::x86_aesni::{self, by_rounds};
+use super::x86_aesni::{self, RING, TweakRing, by_rounds};
 use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
 
 /// Registers in flight in the parallel modes.
@@ -257,27 +257,6 @@ pub(super) unsafe fn xts(
 /// Blocks a batch in [`xts_batches`]: 8 ymm registers of 2.
 const XW: usize = 16;
 
-/// Batches in the ring of tweaks (see [`xts_batches`]).
-const RING: usize = 8;
-
-/// The ring of tweaks of [`xts_batches`]: batch `i` reads slot `i % RING`;
-/// wiped on drop with 32-byte stores.
-#[repr(C, align(64))]
-struct TweakRing([[[u8; 16]; XW]; RING]);
-
-impl Drop for TweakRing {
-    fn drop(&mut self) {
-        for b in self.0.iter_mut().flat_map(|s| s.as_chunks_mut::<2>().0) {
-            // SAFETY: a 32-byte store to two adjacent blocks of the ring; the
-            // CPU has AVX (it runs this backend); volatile, so not elided.
-            unsafe {
-                core::ptr::write_volatile(b.as_mut_ptr().cast::<__m256i>(), _mm256_setzero_si256())
-            };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-    }
-}
-
 /// The VAES-256 XTS batch loop of [`xts_batches`] as one `asm!` block.
 macro_rules! vxts_asm {
     ($op:literal, $last:literal, $p:ident, $n:ident, $k:ident, $kl:ident, $rd:ident,
@@ -387,7 +366,7 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
     // Batch b's tweaks in slot b for the first min(batches + 1, RING - 1)
     // batches; the loop writes the rest, and batch `batches` is in its slot
     // at the end.
-    let mut ring = TweakRing([[[0u8; 16]; XW]; RING]);
+    let mut ring = TweakRing::<XW>([[[0u8; 16]; XW]; RING]);
     let ahead = (batches + 1).min(RING - 1);
     let mut chain = *t;
     let mut last = chain;
