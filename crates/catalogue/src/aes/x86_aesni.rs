@@ -303,7 +303,7 @@ pub(super) unsafe fn xts(
 const XW: usize = 12;
 
 /// Batches in XTS's ring of tweaks (see [`xts_batches`]).
-pub(super) const RING: usize = 8;
+const RING: usize = 8;
 
 /// The ring of tweaks of [`xts_batches`] (and of the VAES-256 XTS loop),
 /// `B` blocks a batch: batch `i` reads slot `i % RING`. It holds tweaks
@@ -311,7 +311,7 @@ pub(super) const RING: usize = 8;
 /// `zeroize` on its bytes (a volatile byte store each) took 3-4% of a 64 KiB
 /// request.
 #[repr(C, align(64))]
-pub(super) struct TweakRing<const B: usize>(pub(super) [[[u8; 16]; B]; RING]);
+pub(super) struct TweakRing<const B: usize>([[[u8; 16]; B]; RING]);
 
 impl<const B: usize> Drop for TweakRing<B> {
     fn drop(&mut self) {
@@ -323,6 +323,35 @@ impl<const B: usize> Drop for TweakRing<B> {
             };
         }
         core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl<const B: usize> TweakRing<B> {
+    /// A ring whose slot `b` holds batch `b`'s tweaks, taken in order from
+    /// `tweaks`, for the first min(`batches` + 1, RING - 1) batches: the
+    /// loop writes the others, RING - 1 ahead, so the tweak after the data
+    /// is in its slot at the end ([`TweakRing::after`]). Returns the ring and
+    /// the last tweak written, from which the loop's chain goes on.
+    pub(super) fn prefilled(batches: usize, mut tweaks: impl FnMut() -> u128) -> (Self, u128) {
+        let mut ring = TweakRing([[[0u8; 16]; B]; RING]);
+        let mut last = 0;
+        for b in ring.0[..(batches + 1).min(RING - 1)].iter_mut().flatten() {
+            last = tweaks();
+            *b = last.to_le_bytes();
+        }
+        (ring, last)
+    }
+
+    /// The ring's start, where batch 0 reads, and the slot batch 0 writes
+    /// (RING - 1 ahead).
+    pub(super) fn pointers(&mut self) -> (*mut u8, *mut u8) {
+        let base = self.0.as_mut_ptr().cast::<u8>();
+        (base, base.wrapping_add(16 * B * (RING - 1)))
+    }
+
+    /// The first tweak of batch `batches`: the one after the data.
+    pub(super) fn after(&self, batches: usize) -> u128 {
+        u128::from_le_bytes(self.0[batches % RING][0])
     }
 }
 
@@ -342,9 +371,11 @@ impl Drop for Chain {
 }
 
 impl Chain {
-    fn next(&mut self) -> u128 {
-        self.t = super::mul_alpha(self.t) ^ self.c;
-        self.t
+    /// This block's `T'`; the chain moves on to the next block's.
+    fn take(&mut self) -> u128 {
+        let t = self.t;
+        self.t = super::mul_alpha(t) ^ self.c;
+        t
     }
 }
 
@@ -474,27 +505,14 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
         t: *t ^ k0,
         c: super::mul_alpha(k0) ^ k0,
     };
-    // Batch b's tweaks in slot b for the first min(batches + 1, RING - 1)
-    // batches; the loop writes the rest. Batch `batches` (the tweak after
-    // the data) is then always in its slot at the end.
-    let mut ring = TweakRing::<XW>([[[0u8; 16]; XW]; RING]);
-    let ahead = (batches + 1).min(RING - 1);
-    let mut first = true;
-    for slot in &mut ring.0[..ahead] {
-        for b in slot.iter_mut() {
-            let v = if first { chain.t } else { chain.next() };
-            first = false;
-            *b = v.to_le_bytes();
-        }
-    }
+    let (mut ring, last) = TweakRing::<XW>::prefilled(batches, || chain.take());
     // Key material (T' holds round key 0): zeroized below.
     let mut kl = (u128::from_le_bytes(keys[NR]) ^ k0).to_le_bytes();
-    let base = ring.0.as_mut_ptr().cast::<u8>();
+    let (base, wr) = ring.pointers();
     let p = data.as_mut_ptr();
     let n = batches;
     let rd = base;
-    let wr = base.wrapping_add(16 * XW * (RING - 1));
-    let (lo, hi) = (chain.t as u64, (chain.t >> 64) as u64);
+    let (lo, hi) = (last as u64, (last >> 64) as u64);
     let (clo, chi) = (chain.c as u64, (chain.c >> 64) as u64);
     let kp = keys.as_ptr();
     let klp = kl.as_ptr();
@@ -530,8 +548,7 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
             },
         }
     }
-    let next = u128::from_le_bytes(ring.0[batches % RING][0]);
-    *t = next ^ k0;
+    *t = ring.after(batches) ^ k0;
     kl.zeroize();
     batches * 16 * XW
 }

@@ -7,7 +7,7 @@
 
 use core::arch::x86_64::*;
 
-use super::x86_aesni::{self, RING, TweakRing, by_rounds};
+use super::x86_aesni::{self, TweakRing, by_rounds};
 use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
 
 /// Registers in flight in the parallel modes.
@@ -120,17 +120,6 @@ impl Lanes for Ymm {
                 _mm256_xor_si256(self.shl64(k).0, up),
                 fold,
             ))
-        }
-    }
-    #[inline(always)]
-    unsafe fn mul_alpha16(self, _low: Self, poly: Self) -> Self {
-        // SAFETY: as `mul_alpha`.
-        unsafe {
-            // Whole bytes: the lane shifts left by two bytes, and its top 16
-            // bits fold back times 0x87: 4 instructions.
-            let top = _mm256_srli_si256::<14>(self.0);
-            let fold = _mm256_clmulepi64_epi128::<0x00>(top, poly.0);
-            Ymm(_mm256_xor_si256(_mm256_slli_si256::<2>(self.0), fold))
         }
     }
     #[inline(always)]
@@ -363,23 +352,16 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
     if batches == 0 {
         return 0;
     }
-    // Batch b's tweaks in slot b for the first min(batches + 1, RING - 1)
-    // batches; the loop writes the rest, and batch `batches` is in its slot
-    // at the end.
-    let mut ring = TweakRing::<XW>([[[0u8; 16]; XW]; RING]);
-    let ahead = (batches + 1).min(RING - 1);
     let mut chain = *t;
-    let mut last = chain;
-    for b in ring.0[..ahead].iter_mut().flatten() {
-        *b = chain.to_le_bytes();
-        last = chain;
-        chain = super::mul_alpha(chain);
-    }
-    let base = ring.0.as_mut_ptr().cast::<u8>();
+    let (mut ring, last) = TweakRing::<XW>::prefilled(batches, || {
+        let t = chain;
+        chain = super::mul_alpha(t);
+        t
+    });
+    let (base, wr) = ring.pointers();
     let p = data.as_mut_ptr();
     let n = batches;
     let rd = base;
-    let wr = base.wrapping_add(16 * XW * (RING - 1));
     let (lo, hi) = (last as u64, (last >> 64) as u64);
     let kp = keys.as_ptr();
     let klp = keys[NR].as_ptr();
@@ -415,6 +397,6 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
             },
         }
     }
-    *t = u128::from_le_bytes(ring.0[batches % RING][0]);
+    *t = ring.after(batches);
     batches * 16 * XW
 }
