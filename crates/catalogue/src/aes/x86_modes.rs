@@ -54,6 +54,24 @@ pub(super) trait Lanes: Copy {
     unsafe fn signs(self) -> Self;
     /// Each 32-bit word's top bit spread over the word (PSRAD 31).
     unsafe fn spread(self) -> Self;
+    /// For CBC decryption, the ciphertext blocks before those of the vector
+    /// at `p`: `chain`, then the blocks at `p` but the last. `before` is the
+    /// vector that stood before `p`, whose last block is `chain` (the batch
+    /// before has stored its plaintext over it). By default put together in
+    /// memory, which compiles to one insert for two blocks a vector; VAES-512
+    /// shifts `before` in instead (one `valignq`, where the insert took five
+    /// shuffles).
+    #[inline(always)]
+    unsafe fn previous(p: *const u8, before: Self, chain: &[u8; 16]) -> Self {
+        let _ = before;
+        let mut buf = [[0u8; 16]; 4];
+        buf[0] = *chain;
+        // SAFETY: the caller's `p` has N blocks; `buf` holds 4 >= N.
+        unsafe {
+            core::ptr::copy_nonoverlapping(p, buf[1].as_mut_ptr(), 16 * (Self::N - 1));
+            Self::load(buf.as_ptr().cast())
+        }
+    }
 
     /// Multiplies every lane by α^k (see [`mul_alpha_k`], whose operations
     /// this default runs); `poly` holds 0x87 in each lane's low 64 bits.
@@ -370,23 +388,6 @@ pub(super) unsafe fn cbc_encrypt<V: Lanes, const NR: usize>(
     }
 }
 
-/// Writes the 16 * N bytes before vector `p` of a batch, with `first` standing
-/// in for the block before the data.
-#[inline(always)]
-unsafe fn previous<V: Lanes>(p: *const u8, at_start: bool, first: &[u8; 16]) -> V {
-    // SAFETY: the caller runs with V's features; when not at the start, the
-    // 16 bytes before `p` are inside the data (and still ciphertext).
-    unsafe {
-        if !at_start {
-            return V::load(p.sub(16));
-        }
-        let mut buf = [[0u8; 16]; 4];
-        buf[0] = *first;
-        core::ptr::copy_nonoverlapping(p, buf[1].as_mut_ptr(), 16 * (V::N - 1));
-        V::load(buf.as_ptr().cast())
-    }
-}
-
 /// CBC decryption over the whole vectors of `data`; `iv` becomes the last
 /// ciphertext block done; returns the bytes done.
 ///
@@ -406,7 +407,10 @@ pub(super) unsafe fn cbc_decrypt<V: Lanes, const NR: usize, const W: usize>(
     // ciphertext before it stores any plaintext.
     unsafe {
         let k = splat_keys::<V>(keys);
+        // The ciphertext block before the batch, and the vector it ends
+        // ([`Lanes::previous`]).
         let mut chain = *iv;
+        let mut before = V::splat(iv);
         let mut done = 0;
         while data.len() - done >= W * vb {
             let p = data.as_mut_ptr().add(done);
@@ -415,9 +419,14 @@ pub(super) unsafe fn cbc_decrypt<V: Lanes, const NR: usize, const W: usize>(
             // ciphertext (AESDECLAST ends with an XOR), as libgcrypt does.
             rounds_but_last::<V, NR, W, false>(&k, &mut s, |_| {});
             let out: [V; W] = each(|j| {
-                let prev = previous::<V>(p.add(j * vb), j == 0, &chain);
+                let prev = if j == 0 {
+                    V::previous(p, before, &chain)
+                } else {
+                    V::load(p.add(j * vb - 16))
+                };
                 s[j].dec_last(k[NR].xor(prev))
             });
+            before = V::load(p.add((W - 1) * vb));
             chain = *p.add(W * vb - 16).cast::<[u8; 16]>();
             for (j, x) in out.iter().enumerate() {
                 x.store(p.add(j * vb));
@@ -428,7 +437,8 @@ pub(super) unsafe fn cbc_decrypt<V: Lanes, const NR: usize, const W: usize>(
             let p = data.as_mut_ptr().add(done);
             let mut s = [V::load(p).xor(k[0])];
             rounds_with::<V, NR, 1, false>(&k, &mut s, |_| {});
-            let out = s[0].xor(previous::<V>(p, true, &chain));
+            let out = s[0].xor(V::previous(p, before, &chain));
+            before = V::load(p);
             chain = *p.add(vb - 16).cast::<[u8; 16]>();
             out.store(p);
             done += vb;

@@ -93,6 +93,12 @@ impl Lanes for Zmm {
         Zmm(unsafe { _mm512_shuffle_epi32::<0x4e>(self.0) })
     }
     #[inline(always)]
+    unsafe fn previous(p: *const u8, before: Self, _: &[u8; 16]) -> Self {
+        // SAFETY: the caller runs with VAES and AVX-512, and `p` has 64
+        // bytes. VALIGNQ: `before`'s last two quadwords, then p's first six.
+        unsafe { Zmm(_mm512_alignr_epi64::<6>(Self::load(p).0, before.0)) }
+    }
+    #[inline(always)]
     unsafe fn and(self, o: Self) -> Self {
         // SAFETY: the caller runs with VAES and AVX-512.
         Zmm(unsafe { _mm512_and_si512(self.0, o.0) })
