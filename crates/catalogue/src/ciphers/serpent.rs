@@ -730,6 +730,52 @@ fn enc_group<W: Word>(rk: &RoundKeys, k: usize, x: [W; 4]) -> [W; 4] {
     s7(xor_key(x, &rk[k + 7]))
 }
 
+/// `LT(x)` with round key `k` XORed in, for the scalar rounds of one block,
+/// which wait on the chain from round to round (CBC encryption): the key's
+/// words 0 and 2 go in before LT's last rotations (`rotl(a, n) ^ k =
+/// rotl(a ^ rotr(k, n), n)`), inside XOR trees whose other inputs come
+/// later, so the key adds no step to that chain. (The vector paths, bound
+/// by throughput, keep `xor_key` after `lt`: the rotated keys would cost
+/// them broadcasts.)
+#[inline(always)]
+fn lt_then_key([x0, x1, x2, x3]: [u32; 4], k: &[u32; 4]) -> [u32; 4] {
+    let x0 = x0.rotate_left(13);
+    let x2 = x2.rotate_left(3);
+    let x1 = x1 ^ x0 ^ x2;
+    let x3 = x3 ^ x2 ^ (x0 << 3);
+    let x1 = x1.rotate_left(1);
+    let x3 = x3.rotate_left(7);
+    let x0 = x0 ^ k[0].rotate_right(5) ^ x1 ^ x3;
+    let x2 = x2 ^ k[2].rotate_right(22) ^ x3 ^ (x1 << 7);
+    [x0.rotate_left(5), x1 ^ k[1], x2.rotate_left(22), x3 ^ k[3]]
+}
+
+/// [`enc_group`] on one block whose input has round key `k` XORed in
+/// already, each later key joined by [`lt_then_key`].
+#[inline(always)]
+fn enc_group_keyed(rk: &RoundKeys, k: usize, x: [u32; 4]) -> [u32; 4] {
+    let x = lt_then_key(s0(x), &rk[k + 1]);
+    let x = lt_then_key(s1(x), &rk[k + 2]);
+    let x = lt_then_key(s2(x), &rk[k + 3]);
+    let x = lt_then_key(s3(x), &rk[k + 4]);
+    let x = lt_then_key(s4(x), &rk[k + 5]);
+    let x = lt_then_key(s5(x), &rk[k + 6]);
+    let x = lt_then_key(s6(x), &rk[k + 7]);
+    s7(x)
+}
+
+/// [`encrypt_unrolled`] on one block with the keys joined by
+/// [`lt_then_key`]: the shortest chain from round to round, for CBC
+/// encryption.
+#[inline(always)]
+fn encrypt_chained(rk: &RoundKeys, x: [u32; 4]) -> [u32; 4] {
+    let x = enc_group_keyed(rk, 0, xor_key(x, &rk[0]));
+    let x = enc_group_keyed(rk, 8, lt_then_key(x, &rk[8]));
+    let x = enc_group_keyed(rk, 16, lt_then_key(x, &rk[16]));
+    let x = enc_group_keyed(rk, 24, lt_then_key(x, &rk[24]));
+    xor_key(x, &rk[ROUNDS])
+}
+
 /// Inverse of [`enc_group`].
 #[inline(always)]
 fn dec_group<W: Word>(rk: &RoundKeys, k: usize, x: [W; 4]) -> [W; 4] {
@@ -1558,7 +1604,7 @@ impl Serpent {
         let mut c = block_words((&*iv).into());
         for block in blocks {
             let p = block_words((&*block).into());
-            c = encrypt_unrolled::<u32>(&self.rk, [0, 1, 2, 3].map(|j| p[j] ^ c[j]));
+            c = encrypt_chained(&self.rk, [0, 1, 2, 3].map(|j| p[j] ^ c[j]));
             words_block(&c, block.into());
         }
         words_block(&c, iv.into());
