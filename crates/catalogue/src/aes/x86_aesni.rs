@@ -379,6 +379,34 @@ impl Chain {
     }
 }
 
+/// The integer side of the XTS loops (this module's and
+/// [`super::x86_vaes256`]'s), in `asm!` text on the tweak `{hi}:{lo}` with
+/// the scratch `{tmp}`: `double`, the multiplication by α (the top bit folds
+/// back as 0x87); `store j`, the tweak as block `j` of the ring slot `{wr}`.
+macro_rules! tweak_asm {
+    (double) => {
+        concat!(
+            "mov {tmp}, {hi}\n",
+            "sar {tmp}, 63\n",
+            "and {tmp}, 0x87\n",
+            "add {lo}, {lo}\n",
+            "adc {hi}, {hi}\n",
+            "xor {lo}, {tmp}\n",
+        )
+    };
+    (store $j:literal) => {
+        concat!(
+            "mov qword ptr [{wr} + ",
+            $j,
+            " * 16], {lo}\n",
+            "mov qword ptr [{wr} + ",
+            $j,
+            " * 16 + 8], {hi}",
+        )
+    };
+}
+pub(super) use tweak_asm;
+
 /// The XTS batch loop of [`xts_batches`] as one `asm!` block, 12 blocks in
 /// xmm0-11, each round's key loaded into xmm12, `k[NR] ^ k0` in xmm13.
 /// `$op`/`$last` are the round instructions; each `($r $(, $j)*)` is round
@@ -449,19 +477,13 @@ macro_rules! xts_asm {
         )
     };
     // The next T' of the chain, stored as block j of the slot 7 batches on:
-    // double (the top bit folds back as 0x87), then XOR α·k0 ^ k0.
+    // double, then XOR α·k0 ^ k0.
     (@step $j:literal) => {
         concat!(
-            "mov {tmp}, {hi}\n",
-            "sar {tmp}, 63\n",
-            "and {tmp}, 0x87\n",
-            "add {lo}, {lo}\n",
-            "adc {hi}, {hi}\n",
-            "xor {lo}, {tmp}\n",
+            tweak_asm!(double),
             "xor {lo}, {clo}\n",
             "xor {hi}, {chi}\n",
-            "mov qword ptr [{wr} + ", $j, " * 16], {lo}\n",
-            "mov qword ptr [{wr} + ", $j, " * 16 + 8], {hi}",
+            tweak_asm!(store $j),
         )
     };
     // The last round's key XOR the tweak: (T' XOR (k[NR] ^ k0)).

@@ -7,7 +7,7 @@
 
 use core::arch::x86_64::*;
 
-use super::x86_aesni::{self, TweakRing, by_rounds};
+use super::x86_aesni::{self, TweakRing, by_rounds, tweak_asm};
 use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
 
 /// Registers in flight in the parallel modes.
@@ -307,19 +307,9 @@ macro_rules! vxts_asm {
             $op, " ymm6, ymm6, ymm12\n", $op, " ymm7, ymm7, ymm12",
         )
     };
-    // Tweak j of the batch 7 on: the chain doubled (the top bit folds back
-    // as 0x87), stored as two halves.
+    // Tweak j of the batch 7 on: the chain doubled, stored as two halves.
     (@step $j:literal) => {
-        concat!(
-            "mov {tmp}, {hi}\n",
-            "sar {tmp}, 63\n",
-            "and {tmp}, 0x87\n",
-            "add {lo}, {lo}\n",
-            "adc {hi}, {hi}\n",
-            "xor {lo}, {tmp}\n",
-            "mov qword ptr [{wr} + ", $j, " * 16], {lo}\n",
-            "mov qword ptr [{wr} + ", $j, " * 16 + 8], {hi}",
-        )
+        concat!(tweak_asm!(double), tweak_asm!(store $j))
     };
     // The last round's key XOR the two tweaks.
     (@last $last:literal, $j:literal) => {
