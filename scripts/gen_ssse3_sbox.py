@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
-"""Generates crates/catalogue/src/aes/x86_ssse3_sbox.rs: the bitsliced AES
-S-box circuits of crates/catalogue/src/aes/bitsliced.rs (`sub_bytes_no_nots`,
-`inv_sub_bytes_no_nots`) as SSE assembly for the SSSE3 AES.
+"""Generates crates/catalogue/src/aes/x86_ssse3_sbox.rs: the depth-16 bitsliced
+AES S-box circuits of crates/catalogue/src/aes/bitsliced.rs (`sub_bytes_depth16`,
+`inv_sub_bytes_depth16`) as SSE assembly for the SSSE3 AES.
+
+Why those and not the smaller `sub_bytes_no_nots` / `inv_sub_bytes_no_nots`
+(113 / 115 gates, 27 / 32 deep): a round of the eight blocks in flight waits
+on the S-box's longest path rather than on the vector pipes, and 16 gates
+deep at 12 more gates each measured 1.015-1.031x in every mode and both
+directions (AES-128 and AES-256, XTS, CBC decryption, CTR; Zen 4, both
+circuits in one process; see docs/PERFORMANCE.md).
 
 SSE logic instructions overwrite their first operand, so a gate whose inputs
 both stay live costs a copy, and the circuits have more live values than the
@@ -294,10 +301,10 @@ use core::mem::MaybeUninit;
 def main():
     parts = [HEADER]
     for name, fname, doc, seed in [
-        ("sub_bytes_no_nots", "sub_bytes", "SubBytes without its NOTs (`sub_bytes_no_nots`).",
+        ("sub_bytes_depth16", "sub_bytes", "SubBytes without its NOTs (`sub_bytes_depth16`).",
          FWD_SEED),
-        ("inv_sub_bytes_no_nots", "inv_sub_bytes",
-         "InvSubBytes without its NOTs (`inv_sub_bytes_no_nots`).", INV_SEED),
+        ("inv_sub_bytes_depth16", "inv_sub_bytes",
+         "InvSubBytes without its NOTs (`inv_sub_bytes_depth16`).", INV_SEED),
     ]:
         order = schedule(circuit(name), seed, 600, 20000)
         parts.append(rust(fname, doc, order))

@@ -14,7 +14,14 @@
 //! depth-16 circuit for the AES S-box", 2012, as scheduled by Adomnicai and
 //! Peyrin's fixslicing code in the `aes` crate). The inverse (115 gates) is
 //! derived from it by `scripts/derive_inv_sbox.py`: the same nonlinear
-//! middle between new linear top and bottom layers.
+//! middle between new linear top and bottom layers. These two have the fewest
+//! gates and are what the generic backends run.
+//!
+//! The SSSE3 backend runs a second pair instead, as generated assembly
+//! (`scripts/gen_ssse3_sbox.py`): [`sub_bytes_depth16`] and
+//! [`inv_sub_bytes_depth16`], 16 gates deep where the first pair is 27 and 32
+//! deep, at 12 more gates each. There one round of eight blocks waits on its
+//! S-box's longest path, not on the vector pipes.
 
 use core::ops::{BitAnd, BitXor, Not};
 
@@ -294,6 +301,283 @@ pub(crate) fn inv_sub_bytes_no_nots<W: Gates>(state: &mut State<W>) {
     let b27 = b11 ^ b13;
     let b28 = b26 ^ b27;
     let s4 = b2 ^ b28;
+    *state = [s7, s6, s5, s4, s3, s2, s1, s0];
+}
+
+/// SubBytes without its NOTs (the same function as [`sub_bytes_no_nots`]) on
+/// Boyar and Peralta's depth-16 circuit (AESDEPTH16SIZE125 of the Yale
+/// Circuit Minimization Team, its four XNORs XORs here): 125 gates against
+/// the other's 113, but 16 gates deep against 27.
+// Only the SSSE3 backend runs it, as assembly generated from these lines.
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn sub_bytes_depth16<W: Gates>(state: &mut State<W>) {
+    let [u7, u6, u5, u4, u3, u2, u1, u0] = *state;
+    let t1 = u6 ^ u4;
+    let t2 = u3 ^ u0;
+    let t3 = u1 ^ u2;
+    let t4 = u7 ^ t3;
+    let t5 = t1 ^ t2;
+    let t6 = u1 ^ u5;
+    let t7 = u0 ^ u6;
+    let t8 = t1 ^ t6;
+    let t9 = u6 ^ t4;
+    let t10 = u3 ^ t4;
+    let t11 = u7 ^ t5;
+    let t12 = t5 ^ t6;
+    let t13 = u2 ^ u5;
+    let t14 = t3 ^ t5;
+    let t15 = u5 ^ t7;
+    let t16 = u0 ^ u5;
+    let t17 = u7 ^ t8;
+    let t18 = u6 ^ u5;
+    let t19 = t2 ^ t18;
+    let t20 = t4 ^ t15;
+    let t21 = t1 ^ t13;
+    let t22 = u0 ^ t4;
+    let t39 = t21 ^ t5;
+    let t40 = t21 ^ t7;
+    let t41 = t7 ^ t19;
+    let t42 = t16 ^ t14;
+    let t43 = t22 ^ t17;
+    let t44 = t19 & t5;
+    let t45 = t20 & t11;
+    let t46 = t12 ^ t44;
+    let t47 = t10 & u7;
+    let t48 = t47 ^ t44;
+    let t49 = t7 & t21;
+    let t50 = t9 & t4;
+    let t51 = t40 ^ t49;
+    let t52 = t22 & t17;
+    let t53 = t52 ^ t49;
+    let t54 = t2 & t8;
+    let t55 = t41 & t39;
+    let t56 = t55 ^ t54;
+    let t57 = t16 & t14;
+    let t58 = t57 ^ t54;
+    let t59 = t46 ^ t45;
+    let t60 = t48 ^ t42;
+    let t61 = t51 ^ t50;
+    let t62 = t53 ^ t58;
+    let t63 = t59 ^ t56;
+    let t64 = t60 ^ t58;
+    let t65 = t61 ^ t56;
+    let t66 = t62 ^ t43;
+    let t67 = t65 ^ t66;
+    let t68 = t65 & t63;
+    let t69 = t64 ^ t68;
+    let t70 = t63 ^ t64;
+    let t71 = t66 ^ t68;
+    let t72 = t71 & t70;
+    let t73 = t69 & t67;
+    let t74 = t63 & t66;
+    let t75 = t70 & t74;
+    let t76 = t70 ^ t68;
+    let t77 = t64 & t65;
+    let t78 = t67 & t77;
+    let t79 = t67 ^ t68;
+    let t80 = t64 ^ t72;
+    let t81 = t75 ^ t76;
+    let t82 = t66 ^ t73;
+    let t83 = t78 ^ t79;
+    let t84 = t81 ^ t83;
+    let t85 = t80 ^ t82;
+    let t86 = t80 ^ t81;
+    let t87 = t82 ^ t83;
+    let t88 = t85 ^ t84;
+    let t89 = t87 & t5;
+    let t90 = t83 & t11;
+    let t91 = t82 & u7;
+    let t92 = t86 & t21;
+    let t93 = t81 & t4;
+    let t94 = t80 & t17;
+    let t95 = t85 & t8;
+    let t96 = t88 & t39;
+    let t97 = t84 & t14;
+    let t98 = t87 & t19;
+    let t99 = t83 & t20;
+    let t100 = t82 & t10;
+    let t101 = t86 & t7;
+    let t102 = t81 & t9;
+    let t103 = t80 & t22;
+    let t104 = t85 & t2;
+    let t105 = t88 & t41;
+    let t106 = t84 & t16;
+    let t107 = t104 ^ t105;
+    let t108 = t93 ^ t99;
+    let t109 = t96 ^ t107;
+    let t110 = t98 ^ t108;
+    let t111 = t91 ^ t101;
+    let t112 = t89 ^ t92;
+    let t113 = t107 ^ t112;
+    let t114 = t90 ^ t110;
+    let t115 = t89 ^ t95;
+    let t116 = t94 ^ t102;
+    let t117 = t97 ^ t103;
+    let t118 = t91 ^ t114;
+    let t119 = t111 ^ t117;
+    let t120 = t100 ^ t108;
+    let t121 = t92 ^ t95;
+    let t122 = t110 ^ t121;
+    let t123 = t106 ^ t119;
+    let t124 = t104 ^ t115;
+    let t125 = t111 ^ t116;
+    let s0 = t109 ^ t122;
+    let s2 = t123 ^ t124;
+    let t128 = t94 ^ t107;
+    let s3 = t113 ^ t114;
+    let s4 = t118 ^ t128;
+    let t131 = t93 ^ t101;
+    let t132 = t112 ^ t120;
+    let s7 = t113 ^ t125;
+    let t134 = t97 ^ t116;
+    let t135 = t131 ^ t134;
+    let t136 = t93 ^ t115;
+    let s6 = t109 ^ t135;
+    let t138 = t119 ^ t132;
+    let s5 = t109 ^ t138;
+    let t140 = t114 ^ t136;
+    let s1 = t109 ^ t140;
+    *state = [s7, s6, s5, s4, s3, s2, s1, s0];
+}
+
+/// InvSubBytes without its NOTs (the same function as
+/// [`inv_sub_bytes_no_nots`]) on Boyar, Peralta and Calik's depth-16
+/// circuit (AESReverseDepth of the Yale Circuit Minimization Team, its XNORs
+/// XORs here): 127 gates against the other's 115, but 16 gates deep against
+/// 32.
+// Only the SSSE3 backend runs it, as assembly generated from these lines.
+#[cfg_attr(not(test), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn inv_sub_bytes_depth16<W: Gates>(state: &mut State<W>) {
+    let [u7, u6, u5, u4, u3, u2, u1, u0] = *state;
+    let t23 = u0 ^ u3;
+    let t8 = u1 ^ t23;
+    let m2 = t23 & t8;
+    let t4 = u4 ^ t8;
+    let t22 = u1 ^ u3;
+    let t2 = u0 ^ u1;
+    let t1 = u3 ^ u4;
+    let t9 = u7 ^ t1;
+    let m7 = t22 & t9;
+    let t24 = u4 ^ u7;
+    let t10 = t2 ^ t24;
+    let m14 = t2 & t10;
+    let r5 = u6 ^ u7;
+    let t3 = t1 ^ r5;
+    let t13 = t2 ^ r5;
+    let t19 = t22 ^ r5;
+    let t17 = u2 ^ t19;
+    let t25 = u2 ^ t1;
+    let r13 = u1 ^ u6;
+    let t20 = t24 ^ r13;
+    let m9 = t20 & t17;
+    let r17 = u2 ^ u5;
+    let t6 = t22 ^ r17;
+    let m1 = t13 & t6;
+    let y5 = u0 ^ r17;
+    let m4 = t19 & y5;
+    let m5 = m4 ^ m1;
+    let m17 = m5 ^ t24;
+    let r18 = u5 ^ u6;
+    let t27 = t1 ^ r18;
+    let t15 = t10 ^ t27;
+    let m11 = t1 & t15;
+    let m15 = m14 ^ m11;
+    let m21 = m17 ^ m15;
+    let m12 = t4 & t27;
+    let m13 = m12 ^ m11;
+    let t14 = t10 ^ r18;
+    let m3 = t14 ^ m1;
+    let m16 = m3 ^ m2;
+    let m20 = m16 ^ m13;
+    let r19 = u2 ^ u4;
+    let t16 = r13 ^ r19;
+    let t26 = t3 ^ t16;
+    let m6 = t3 & t16;
+    let m8 = t26 ^ m6;
+    let m18 = m8 ^ m7;
+    let m22 = m18 ^ m13;
+    let m25 = m22 & m20;
+    let m26 = m21 ^ m25;
+    let m10 = m9 ^ m6;
+    let m19 = m10 ^ m15;
+    let m23 = m19 ^ t25;
+    let m28 = m23 ^ m25;
+    let m24 = m22 ^ m23;
+    let m30 = m26 & m24;
+    let m39 = m23 ^ m30;
+    let m48 = m39 & y5;
+    let m57 = m39 & t19;
+    let m36 = m24 ^ m25;
+    let m31 = m20 & m23;
+    let m27 = m20 ^ m21;
+    let m32 = m27 & m31;
+    let m29 = m28 & m27;
+    let m37 = m21 ^ m29;
+    let m42 = m37 ^ m39;
+    let m52 = m42 & t15;
+    let m61 = m42 & t1;
+    let p0 = m52 ^ m61;
+    let p16 = m57 ^ m61;
+    let m60 = m37 & t20;
+    let m51 = m37 & t17;
+    let m33 = m27 ^ m25;
+    let m38 = m32 ^ m33;
+    let m43 = m37 ^ m38;
+    let m49 = m43 & t16;
+    let p6 = m49 ^ m60;
+    let p13 = m49 ^ m51;
+    let m58 = m43 & t3;
+    let m50 = m38 & t9;
+    let m59 = m38 & t22;
+    let p1 = m58 ^ m59;
+    let p7 = p0 ^ p1;
+    let m34 = m21 & m22;
+    let m35 = m24 & m34;
+    let m40 = m35 ^ m36;
+    let m41 = m38 ^ m40;
+    let m45 = m42 ^ m41;
+    let m53 = m45 & t27;
+    let p8 = m50 ^ m53;
+    let p23 = p7 ^ p8;
+    let m62 = m45 & t4;
+    let p14 = m49 ^ m62;
+    let s6 = p14 ^ p23;
+    let m54 = m41 & t10;
+    let p2 = m54 ^ m62;
+    let p22 = p2 ^ p7;
+    let s0 = p13 ^ p22;
+    let p17 = m58 ^ p2;
+    let p15 = m54 ^ m59;
+    let m63 = m41 & t2;
+    let m44 = m39 ^ m40;
+    let m46 = m44 & t6;
+    let p5 = m46 ^ m51;
+    let p18 = m63 ^ p5;
+    let p24 = p5 ^ p7;
+    let p12 = m46 ^ m48;
+    let s3 = p12 ^ p22;
+    let m55 = m44 & t13;
+    let p9 = m55 ^ m63;
+    let s7 = p9 ^ p16;
+    let m47 = m40 & t8;
+    let p3 = m47 ^ m50;
+    let p19 = p2 ^ p3;
+    let s5 = p19 ^ p24;
+    let p11 = p0 ^ p3;
+    let p26 = p9 ^ p11;
+    let m56 = m40 & t23;
+    let p4 = m48 ^ m56;
+    let p20 = p4 ^ p6;
+    let p29 = p15 ^ p20;
+    let s1 = p26 ^ p29;
+    let p10 = m57 ^ p4;
+    let p27 = p10 ^ p18;
+    let s4 = p23 ^ p27;
+    let p25 = p6 ^ p10;
+    let p28 = p11 ^ p25;
+    let s2 = p17 ^ p28;
     *state = [s7, s6, s5, s4, s3, s2, s1, s0];
 }
 
@@ -651,7 +935,10 @@ mod tests {
         for chunk in 0..32u8 {
             let bytes: [u8; 8] = core::array::from_fn(|k| chunk * 8 + k as u8);
             let mut p = planes_of(bytes);
+            let mut shallow = p;
             sub_bytes_no_nots(&mut p);
+            sub_bytes_depth16(&mut shallow);
+            assert_eq!(shallow, p, "depth 16");
             for i in [0, 1, 5, 6] {
                 p[i] = !p[i];
             }
@@ -664,8 +951,11 @@ mod tests {
             for i in [0, 1, 5, 6] {
                 q[i] = !q[i];
             }
+            let mut shallow = q;
             inv_sub_bytes_no_nots(&mut q);
             assert_eq!(planes_of(q), bytes);
+            inv_sub_bytes_depth16(&mut shallow);
+            assert_eq!(planes_of(shallow), bytes, "depth 16");
         }
     }
 
