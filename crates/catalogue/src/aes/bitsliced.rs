@@ -10,9 +10,10 @@
 //! (64-bit words in `soft`, 128-bit NEON registers in `aarch64_neon`) and
 //! provides the row rotations MixColumns needs; everything else is here.
 //!
-//! The forward S-box circuit is Boyar and Peralta's (113 gates, "A small
-//! depth-16 circuit for the AES S-box", 2012, as scheduled by Adomnicai and
-//! Peyrin's fixslicing code in the `aes` crate). The inverse (115 gates) is
+//! The forward S-box circuit is Boyar and Peralta's smallest (113 gates, as
+//! scheduled by Adomnicai and Peyrin's fixslicing code in the `aes` crate;
+//! their depth-16 circuit of "A small depth-16 circuit for the AES S-box",
+//! 2012, is the larger [`sub_bytes_depth16`]). The inverse (115 gates) is
 //! derived from it by `scripts/derive_inv_sbox.py`: the same nonlinear
 //! middle between new linear top and bottom layers. These two have the fewest
 //! gates and are what the generic backends run.

@@ -1631,9 +1631,9 @@ impl Serpent {
             // x86-64: the chain's depth decides (the depth-4 rounds measured
             // 1.17-1.21x on Zen 4). aarch64 folds LT's rotations and the
             // S-boxes' NOTs into its logic instructions, so the plain rounds
-            // execute the fewest instructions there (68.69 a byte under QEMU
+            // execute the fewest instructions there (70.26 a byte under QEMU
             // against 76.95 for the chained ones), the one measure we have
-            // without a board.
+            // without a board. (`rkc` is made there too: 33 keys a call.)
             c = if cfg!(target_arch = "x86_64") {
                 encrypt_chained(&self.rk, &rkc, x)
             } else {
