@@ -1,7 +1,7 @@
 //! VAES on 256-bit registers (VAES, VPCLMULQDQ and AVX2): 2 blocks per register, 8
-//! registers (16 blocks) in flight for ECB, CTR and XTS (XTS as an `asm!`
-//! loop whose tweaks are made on the integer pipes: [`xts_batches`]), 10 (20
-//! blocks) for CBC decryption.
+//! registers (16 blocks) in flight for ECB, CBC decryption, CTR and XTS (XTS
+//! as an `asm!` loop whose tweaks are made on the integer pipes:
+//! [`xts_batches`]).
 //! CBC encryption is sequential and runs the AES-NI code; the last blocks
 //! that fill no whole register go there too.
 
@@ -12,15 +12,6 @@ use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
 
 /// Registers in flight in the parallel modes.
 const W: usize = 8;
-
-/// Registers in flight in CBC decryption. Eight is exactly VAESDEC's latency
-/// times its throughput on Zen 3 and Zen 4 (4 cycles, 2 a cycle), which
-/// leaves no slack where a batch starts (its first vector is put together in
-/// memory, `Lanes::previous`) and ends. Ten measured 1.028-1.032x for AES-128
-/// and 1.010-1.013x for AES-256 (Zen 4, both widths in one process, three
-/// runs); nine 1.02 / 1.00, twelve 1.02 / 0.99. CTR at ten or twelve was
-/// slower (0.75-0.84x).
-const W_CBC_DEC: usize = 10;
 
 /// 2 AES blocks in a ymm register.
 #[derive(Clone, Copy)]
@@ -197,7 +188,7 @@ pub(super) unsafe fn cbc_decrypt(
 ) {
     // SAFETY: as in `ecb`.
     unsafe {
-        let done = by_rounds!(nr, cbc_decrypt::<Ymm, W_CBC_DEC>(keys, iv, data));
+        let done = by_rounds!(nr, cbc_decrypt::<Ymm, W>(keys, iv, data));
         x86_aesni::cbc_decrypt(keys, nr, iv, &mut data[done..]);
     }
 }
