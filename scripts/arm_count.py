@@ -40,10 +40,11 @@ x86-64 (--arch x86_64): the same counts for this machine's own architecture,
 under `qemu-x86_64 -cpu max` (AES-NI, PCLMULQDQ, AVX2 and VAES, no VPCLMULQDQ
 or AVX-512 in QEMU 7.2), for the tiers that model reaches (portable and
 aesni-avx2; the others are skipped with a note). Deterministic where wall time
-on a shared machine is not: the portable tier's bitsliced and vector code is
-bound by its instruction count, so there the counts predict the wall-clock
-ratios; at AES-NI and above latencies and ports decide and only compare.py
-measures. Masks are those of compare.py: ours from the binary's `tiers:`
+on a shared machine is not, but a count, not a time: even the portable tier's
+bitsliced AES waits on its S-box's depth on a wide out-of-order core (its
+depth-16 circuits execute 4-5% more instructions and run 1.5-3% faster on
+Zen 4), and at AES-NI and above latencies and ports decide. Only compare.py
+measures time. Masks are those of compare.py: ours from the binary's `tiers:`
 line, OpenSSL's OPENSSL_ia32cap from its `library mask:` line, libgcrypt's
 hidden features from compare.py's GCRYPT_HIDE. The drivers link the host's
 libcrypto and libgcrypt (libssl-dev, libgcrypt20-dev); ours is
