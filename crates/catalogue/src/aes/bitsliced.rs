@@ -21,8 +21,9 @@
 //! The SSSE3 backend runs a second pair instead, as generated assembly
 //! (`scripts/gen_ssse3_sbox.py`): [`sub_bytes_depth16`] and
 //! [`inv_sub_bytes_depth16`], 16 gates deep where the first pair is 27 and 32
-//! deep, at 12 more gates each. There one round of eight blocks waits on its
-//! S-box's longest path, not on the vector pipes.
+//! deep, at 12 more gates each: one round of its eight blocks waits on the
+//! S-box's longest path rather than on the vector pipes, and the shallow pair
+//! measured 1.015-1.031x in every mode on Zen 4.
 
 use core::ops::{BitAnd, BitXor, Not};
 

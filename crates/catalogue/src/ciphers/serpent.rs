@@ -1623,26 +1623,36 @@ impl Serpent {
             rest.is_empty(),
             "length must be a multiple of the block size"
         );
-        let rkc = chained_keys(&self.rk);
-        let mut c = block_words((&*iv).into());
-        for block in blocks {
-            let p = block_words((&*block).into());
-            let x = [0, 1, 2, 3].map(|j| p[j] ^ c[j]);
-            // x86-64: the chain's depth decides (the depth-4 rounds measured
-            // 1.17-1.21x on Zen 4). aarch64 folds LT's rotations and the
-            // S-boxes' NOTs into its logic instructions, so the plain rounds
-            // execute the fewest instructions there (70.26 a byte under QEMU
-            // against 76.95 for the chained ones), the one measure we have
-            // without a board. (`rkc` is made there too: 33 keys a call.)
-            c = if cfg!(target_arch = "x86_64") {
-                encrypt_chained(&self.rk, &rkc, x)
-            } else {
-                encrypt_unrolled(&self.rk, x)
-            };
-            words_block(&c, block.into());
+        // x86-64: the chain's depth decides (the depth-4 rounds measured
+        // 1.17-1.21x on Zen 4). aarch64 folds LT's rotations and the
+        // S-boxes' NOTs into its logic instructions, so the plain rounds
+        // execute the fewest instructions there (70.26 a byte under QEMU
+        // against 76.95 for the chained ones), the one measure we have
+        // without a board.
+        if cfg!(target_arch = "x86_64") {
+            let rkc = chained_keys(&self.rk);
+            cbc_encrypt_blocks(iv, blocks, |x| encrypt_chained(&self.rk, &rkc, x));
+        } else {
+            cbc_encrypt_blocks(iv, blocks, |x| encrypt_unrolled(&self.rk, x));
         }
-        words_block(&c, iv.into());
     }
+}
+
+/// The CBC chain over `blocks` with `encrypt` as the block cipher, the
+/// chaining value in registers; `iv` becomes the last ciphertext block.
+#[inline(always)]
+fn cbc_encrypt_blocks(
+    iv: &mut [u8; 16],
+    blocks: &mut [[u8; 16]],
+    encrypt: impl Fn([u32; 4]) -> [u32; 4],
+) {
+    let mut c = block_words((&*iv).into());
+    for block in blocks {
+        let p = block_words((&*block).into());
+        c = encrypt([0, 1, 2, 3].map(|j| p[j] ^ c[j]));
+        words_block(&c, block.into());
+    }
+    words_block(&c, iv.into());
 }
 
 impl Serpent {
