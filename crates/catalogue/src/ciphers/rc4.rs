@@ -29,22 +29,19 @@
 //!   `dispatch::rc4` names it `x86-64-asm`). `i` and `j` are bytes held in
 //!   64-bit registers and advanced by byte additions (`add %cl,%dil`), which
 //!   wrap at 256 with no masking while the upper bits stay zero for
-//!   indexing. The next `S[i]` is loaded right after the store to `S[j]`,
-//!   which is the one store that can hit it (when `j = i + 1`): program
-//!   order makes that case right with no compare, and the CPU's memory
-//!   disambiguation lets the load go ahead of the store in the common case.
-//!   (Loading it before that store and patching it with `cmp`/`cmov`, as
-//!   the Rust loop does with a branch, ran at two thirds of the speed: the
-//!   `cmov` puts `j` on the next `S[i]`'s path.) The key-stream bytes are
-//!   gathered into `%rax` two at a time (`mov (S,idx,4),%al`, then `%ah`,
-//!   `ror $16`) and XORed into the data with one 64-bit read-modify-write.
-//!   That is 7 instructions per byte plus 8 per group: 8.00 instructions
-//!   per byte (QEMU count, 256 KiB in 64 KiB requests), against 9.14 for
-//!   OpenSSL 3.0's loop, 12.00 for libgcrypt's and 16.25 for the Rust loop
-//!   below. Wall time on a shared 2-core AMD EPYC VM (noisy), best of 12
-//!   alternated 0.3 s runs: 723 MiB/s, OpenSSL 713, the Rust loop 683
-//!   (medians 683, 677 and 600). A 16-byte loop gathering with SSE2
-//!   `pinsrw`, like OpenSSL's Intel path, was slower there.
+//!   indexing. The next `S[i]` is loaded *before* the step's two stores and
+//!   a compare and branch (`j == i + 1`, 1 in 256, out of line) replaces it
+//!   with the value just stored to `S[j]` in the rare case that store hit
+//!   it. `j`'s chain is then one addition a byte: loaded after the store
+//!   (the loop until 2026-11-27, as OpenSSL's `rc4-x86_64` orders it), the
+//!   next `S[i]` waited on the store's address, which is `j`, and each
+//!   byte's `j` on the last; patched with `cmov` instead of a branch, `j`
+//!   is on the next `S[i]`'s path again (two thirds of the speed). Measured
+//!   in one process against the loop after the store (Zen 4, alternating
+//!   1 MiB passes): 1.19-1.35x. The key-stream bytes are gathered into
+//!   `%rax` two at a time (`mov (S,idx,4),%al`, then `%ah`, `ror $16`) and
+//!   XORed into the data with one 64-bit read-modify-write (gathering with
+//!   `movzbl`, shifts and ORs measured 0.95-1.00x; it is not the chain).
 //! * **elsewhere**: `groups_portable`, the same eight-byte loop in safe
 //!   Rust (indices are masked `u8`/`usize` values, so there are no bounds
 //!   checks). It reads the next `S[i]` before both stores of a step and
@@ -191,7 +188,8 @@ fn groups_portable(s: &mut [u32; 256], mut i: u8, j: u8, data: &mut [u8]) -> (u8
 /// One step of the x86-64 loop (`$k` in 0..7; steps 0 to 6, step 7 is
 /// written out in [`groups_x86_64`]): `$cur` holds `S[i]` (`i` = `x + $k`),
 /// `$next` receives `S[i + 1]`, and the key-stream byte goes to `$byte`
-/// (`%al` for even steps, `%ah` for odd ones).
+/// (`%al` for even steps, `%ah` for odd ones). The `@fix` arm is the step's
+/// out-of-line path for the store to `S[j]` having hit `S[i + 1]`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! rc4_step {
     ($k:literal, $cur:literal, $next:literal, $byte:literal) => {
@@ -200,21 +198,31 @@ macro_rules! rc4_step {
             "add {",
             $cur,
             ":l}, {y:l}\n",
-            // %edx = S[j]; S[j] = S[i]
-            "movl ({s}, {y}, 4), %edx\n",
-            "movl {",
-            $cur,
-            ":e}, ({s}, {y}, 4)\n",
-            // the next S[i], after the store to S[j] (which may be it)
+            // the next S[i], before the store to S[j] that may change it
             "movl 4*",
             $k,
             "+4({s}, {x}, 4), {",
             $next,
             ":e}\n",
-            // S[i] = S[j]
+            // %edx = S[j]; S[j] = S[i]; S[i] = S[j]
+            "movl ({s}, {y}, 4), %edx\n",
+            "movl {",
+            $cur,
+            ":e}, ({s}, {y}, 4)\n",
             "movl %edx, 4*",
             $k,
             "({s}, {x}, 4)\n",
+            // j = i + 1 (1 in 256): the next S[i] is the value just stored
+            "lea ",
+            $k,
+            "+1({x}), {t}\n",
+            "cmp {t}, {y}\n",
+            "je 3",
+            $k,
+            "b\n",
+            "4",
+            $k,
+            ":\n",
             // key-stream byte S[(S[i] + S[j]) & 255]
             "add {",
             $cur,
@@ -222,6 +230,11 @@ macro_rules! rc4_step {
             "movb ({s}, %rdx, 4), ",
             $byte,
             "\n",
+        )
+    };
+    (@fix $k:literal, $cur:literal, $next:literal) => {
+        concat!(
+            "3", $k, ":\n", "movl {", $cur, ":e}, {", $next, ":e}\n", "jmp 4", $k, "f\n",
         )
     };
 }
@@ -243,11 +256,14 @@ fn groups_x86_64(s: &mut [u32; 256], i: u8, j: u8, data: &mut [u8]) -> (u8, u8) 
     // Counts up from -len to 0: one register is both offset and counter.
     let n = -(len as isize);
     // SAFETY: memory: every `S` access is `s + 4 * index` with index
-    // `x + k` (x a multiple of 8 below 256, k < 8), `y`, or a sum byte, all
+    // `x + k` (x a multiple of 8 below 256, k < 8), `(x + 8) & 255` (made
+    // with `movzbl`; it becomes the next `x`), `y`, or a sum byte, all
     // below 256, because each `S` entry is below 256 (`S` is a permutation of
-    // 0..=255 that only this module writes) and the indices are only changed
-    // by byte additions; `movl` loads zero-extend and `%dl` additions leave
-    // bits 8.. of `%rdx` clear. The data is read and written as 8-byte words
+    // 0..=255 that only this module writes) and `y` and the sums are only
+    // changed by byte additions; `movl` loads zero-extend and `%dl`
+    // additions leave bits 8.. of `%rdx` clear. (`x + k + 1` in `{t}` of
+    // steps 0-6 is only compared, never an address.) The jumps stay inside
+    // the block: the `@fix` paths sit before the loop and return into it. The data is read and written as 8-byte words
     // at `end + n` for `n` from `-len` (a nonzero multiple of 8) up to -8,
     // inside `data`. Registers: every written register is an output
     // (`%rax`, `%rdx` clobbered); the flags are clobbered (the default); no
@@ -257,6 +273,16 @@ fn groups_x86_64(s: &mut [u32; 256], i: u8, j: u8, data: &mut [u8]) -> (u8, u8) 
     unsafe {
         core::arch::asm!(
             "movl ({s}, {x}, 4), {ta:e}",
+            "jmp 2f",
+            // The rare paths, out of the loop's way.
+            rc4_step!(@fix 0, "ta", "tb"),
+            rc4_step!(@fix 1, "tb", "ta"),
+            rc4_step!(@fix 2, "ta", "tb"),
+            rc4_step!(@fix 3, "tb", "ta"),
+            rc4_step!(@fix 4, "ta", "tb"),
+            rc4_step!(@fix 5, "tb", "ta"),
+            rc4_step!(@fix 6, "ta", "tb"),
+            rc4_step!(@fix 7, "tb", "ta"),
             ".p2align 4",
             "2:",
             rc4_step!(0, "ta", "tb", "%al"),
@@ -269,14 +295,20 @@ fn groups_x86_64(s: &mut [u32; 256], i: u8, j: u8, data: &mut [u8]) -> (u8, u8) 
             rc4_step!(5, "tb", "ta", "%ah"),
             "ror $16, %rax",
             rc4_step!(6, "ta", "tb", "%al"),
-            // Step 7: both stores, then `x` moves on by 8 (wrapping in its
-            // byte) and the next group's first S[i] is loaded.
+            // Step 7: the next group's first S[i] is S[(x + 8) & 255],
+            // loaded before the stores as in the other steps; then `x`
+            // moves on by 8.
             "add {tb:l}, {y:l}",
+            "lea 8({x}), {t}",
+            "movzbl {t:l}, {t:e}",
+            "movl ({s}, {t}, 4), {ta:e}",
             "movl ({s}, {y}, 4), %edx",
             "movl {tb:e}, ({s}, {y}, 4)",
             "movl %edx, 4*7({s}, {x}, 4)",
-            "add $8, {x:l}",
-            "movl ({s}, {x}, 4), {ta:e}",
+            "mov {t}, {x}",
+            "cmp {t}, {y}",
+            "je 37b",
+            "47:",
             "add {tb:l}, %dl",
             "movb ({s}, %rdx, 4), %ah",
             // After four 16-bit rotations byte k of %rax is step k's.
@@ -289,6 +321,7 @@ fn groups_x86_64(s: &mut [u32; 256], i: u8, j: u8, data: &mut [u8]) -> (u8, u8) 
             y = inout(reg) y,
             ta = out(reg) _,
             tb = out(reg) _,
+            t = out(reg) _,
             end = in(reg) end,
             n = inout(reg) n => _,
             out("rax") _,
