@@ -267,9 +267,10 @@ fn groups_x86_64(s: &mut [u32; 256], i: u8, j: u8, data: &mut [u8]) -> (u8, u8) 
     // The data is read and written as 8-byte words at `end + n` for `n`
     // from `-len` (a nonzero multiple of 8) up to -8, inside `data`.
     // Registers: every written register is an output (`%rax`, `%rdx`
-    // clobbered); the flags are clobbered (the default); no stack use. `s` is in `reg_abcd` (and so `%rcx`, as `%rax` and `%rdx`
-    // are taken) because an instruction that names `%ah` cannot have a REX
-    // prefix, so its address registers must be legacy ones.
+    // clobbered); the flags are clobbered (the default); no stack use. `s`
+    // is in `reg_abcd` (and so `%rcx`, as `%rax` and `%rdx` are taken)
+    // because an instruction that names `%ah` cannot have a REX prefix, so
+    // its address registers must be legacy ones.
     unsafe {
         core::arch::asm!(
             "movl ({s}, {x}, 4), {ta:e}",
