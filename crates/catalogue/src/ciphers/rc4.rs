@@ -643,6 +643,46 @@ mod tests {
         }
     }
 
+    /// The rare path of every step of the x86-64 kernel, forced: for each
+    /// step `k` of a group (0-7, the last one's next index wrapping at the
+    /// top of `S`) and group bases at the bottom, middle and top of `S`, a
+    /// start `j` for which the step's store to `S[j]` lands on the next
+    /// `S[i]` (found by running the steps), then kernel against portable.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn x86_64_groups_handle_the_store_to_the_next_s_i() {
+        let mut rng = XorShift(0x5EED_0000_0000_0A11);
+        for base in [0u8, 128, 248] {
+            for k in 0..8u8 {
+                let mut found = 0;
+                for _ in 0..20 {
+                    let start = random_state(&mut rng);
+                    let i = base.wrapping_sub(1);
+                    // A start `j` whose step `k` has j = i + 1.
+                    let hit = (0..=255u8).find(|&j0| {
+                        let (mut s, mut ii, mut jj) = (start.s, i, j0);
+                        for _ in 0..k {
+                            step(&mut s, &mut ii, &mut jj);
+                        }
+                        step(&mut s, &mut ii, &mut jj);
+                        jj == ii.wrapping_add(1)
+                    });
+                    let Some(j) = hit else { continue };
+                    found += 1;
+                    let mut data = vec![0u8; 64];
+                    rng.fill(&mut data);
+                    let (mut s_asm, mut s_rs) = (start.s, start.s);
+                    let (mut a, mut b) = (data.clone(), data);
+                    let got = groups_x86_64(&mut s_asm, i, j, &mut a);
+                    let want = groups_portable(&mut s_rs, i, j, &mut b);
+                    assert_eq!(got, want, "base {base} step {k} j {j}");
+                    assert!(a == b && s_asm == s_rs, "base {base} step {k} j {j}");
+                }
+                assert!(found >= 10, "base {base} step {k}: {found} states hit");
+            }
+        }
+    }
+
     /// The whole call on x86-64 (head and tail bytes around the kernel)
     /// against the same call on the portable loop: random states, calls of
     /// 0 to 300 bytes so that each call starts at every residue of `i`
