@@ -12,9 +12,6 @@
     eight times one AESENC's throughput, and so on), measured up to three
     times, each probe's best kept, since a busy neighbour on a shared
     machine slows a probe but never speeds one up.
-  * scripts/chacha_pair_probe.py (x86-64): its one-batch and two-batch
-    ChaCha double rounds must pass its interpretation check, assemble and
-    run.
   * scripts/xts_ring_probe.py (x86-64 with AES-NI): its XTS batch loops
     must assemble and run.
 
@@ -59,7 +56,6 @@ def main():
         print(f, file=sys.stderr)
     print(f"evp_bench: {len(names) - len(bad)} of {len(names)} ciphers pass")
     problems = check_ceilings()
-    problems += check_probe("chacha_pair_probe.py", "pair speed-up")
     problems += check_probe("xts_ring_probe.py", "without the chain")
     sys.exit(1 if failed or problems else 0)
 

@@ -124,26 +124,6 @@ macro_rules! batches {
     }};
 }
 
-/// The x86-64 backends' loop over pairs of batches: while `2 * $n` blocks
-/// remain in `$data`, `$body` runs with `$ctr` their first block counter,
-/// `$out` their bytes and `$x` a scratch array (`$zero`, zeroized when done);
-/// then `$data` and `$ctr` are left at the rest.
-#[cfg(target_arch = "x86_64")]
-macro_rules! pairs {
-    ($n:expr, $ctr:ident, $data:ident, $zero:expr, |$x:ident, $out:ident| $body:expr) => {{
-        const PAIR: usize = 2 * $n * super::BLOCK;
-        let (head, rest) = $data.split_at_mut($data.len() / PAIR * PAIR);
-        if !head.is_empty() {
-            let mut $x = zeroize::Zeroizing::new($zero);
-            for $out in head.chunks_exact_mut(PAIR) {
-                $body;
-                $ctr = $ctr.wrapping_add(2 * $n as u32);
-            }
-        }
-        $data = rest;
-    }};
-}
-
 #[cfg(target_arch = "aarch64")]
 mod aarch64_neon;
 mod soft;

@@ -1,16 +1,19 @@
 //! ChaCha on SSSE3 (every x86-64 CPU since 2006; no AVX): 4 blocks, one
 //! state word of each in a 128-bit register; the 16- and 8-bit rotations are
-//! byte shuffles. On x86-64, two batches at a time run the generated rounds of
-//! [`pair`]; the last batch of ChaCha20 takes the assembly rounds of
+//! byte shuffles. On x86-64 ChaCha20 runs the assembly rounds of
 //! [`super::x86_ssse3_poly1305`] (see [`xor_keystream`]).
+//!
+//! One batch at a time: two batches with their rounds interleaved (the
+//! generated assembly of the Zen 4 sessions, one batch's words in memory)
+//! were 2-3% faster at best, but on a shared Zen 3 their speed fell to
+//! 0.55-0.75x for seconds at a time while one batch, measured in the same
+//! process between them, held steady (see docs/PERFORMANCE.md, "Tenth Zen 3
+//! session").
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
-
-#[cfg(target_arch = "x86_64")]
-mod pair;
 
 /// Blocks per batch.
 pub(super) const N: usize = 4;
@@ -28,16 +31,7 @@ fn xor(a: __m128i, b: __m128i) -> __m128i {
 /// Byte-shuffle masks of the 16- and 8-bit rotations, read from memory by
 /// `pshufb` so that they take no register.
 #[repr(align(16))]
-pub(super) struct Mask(
-    #[cfg_attr(
-        not(target_arch = "x86_64"),
-        allow(
-            dead_code,
-            reason = "read by asm! only, and by the pair's copies on x86-64"
-        )
-    )]
-    [u8; 16],
-);
+pub(super) struct Mask(#[allow(dead_code, reason = "read by asm! only")] [u8; 16]);
 pub(super) static ROT16: Mask = Mask([2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]);
 pub(super) static ROT8: Mask = Mask([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14]);
 
@@ -128,52 +122,28 @@ fn batch<const R: usize>(st: &[u32; 16], ctr: u32, out: &mut [u8]) {
     finish(&x, &init, out);
 }
 
-/// Two batches, `2 * N` blocks from counter `ctr`, XORed into `out`
-/// (`2 * N * 64` bytes), their rounds interleaved ([`pair::rounds`]) in
-/// `x`, the caller's array (zeroized once, by the caller, when done).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "ssse3")]
-fn batch2<const R: usize>(st: &[u32; 16], ctr: u32, x: &mut [__m128i; 34], out: &mut [u8]) {
-    let init = [initial(st, ctr), initial(st, ctr.wrapping_add(N as u32))];
-    x[..16].copy_from_slice(&init[0]);
-    x[16..32].copy_from_slice(&init[1]);
-    // SAFETY: SSSE3 is enabled here.
-    unsafe { pair::rounds::<R>(x) };
-    for (h, out) in out.chunks_exact_mut(N * super::BLOCK).enumerate() {
-        finish(&x[16 * h..16 * h + 16], &init[h], out);
-    }
-}
-
 /// XORs the key stream of `st` (counter in word 12) into `data`.
 ///
 /// # Safety
 /// The CPU must support SSSE3.
 #[target_feature(enable = "ssse3")]
 pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
-    // Two batches at a time while 8 blocks remain ([`pair::rounds`]), then
-    // the rest one batch at a time.
-    #[allow(unused_mut, reason = "32-bit x86 has only the single batches")]
-    let (mut ctr, mut tail) = (st[12], data);
+    let (ctr, tail) = (st[12], data);
+    // One batch at a time, not two interleaved: see the module docs.
     #[cfg(target_arch = "x86_64")]
-    {
-        pairs!(N, ctr, tail, [_mm_setzero_si128(); 34], |x, out| {
-            batch2::<R>(st, ctr, &mut x, out)
+    if R == 20 {
+        // The assembly rounds of the stitched AEAD, without hashing:
+        // 1.02-1.05x this file's rounds on Zen 4, which LLVM schedules from
+        // intrinsics with two words in memory. Other round counts and
+        // 32-bit x86 stay here.
+        use super::x86_ssse3_poly1305 as a;
+        let words = zeroize::Zeroizing::new(a::broadcast(st));
+        batches!(N, ctr, tail, |c, out| {
+            // SAFETY: SSSE3 is enabled here; no hashing, so no BMI2.
+            let x = unsafe { a::keystream::<false, R>(&words, c, None) };
+            a::xor_out(&x, out.try_into().expect("a batch"));
         });
-        // The last batch of ChaCha20 takes the assembly rounds of the
-        // stitched AEAD (without hashing): 1.02-1.05x this file's rounds on
-        // Zen 4, which LLVM schedules from intrinsics with two words in
-        // memory. Other round counts and 32-bit x86 stay here.
-        if R == 20 {
-            use super::x86_ssse3_poly1305 as a;
-            let words = zeroize::Zeroizing::new(a::broadcast(st));
-            batches!(N, ctr, tail, |c, out| {
-                // SAFETY: SSSE3 is enabled here; no hashing, so no BMI2.
-                let x = unsafe { a::keystream::<false>(&words, c, None) };
-                a::xor_out(&x, out.try_into().expect("a batch"));
-            });
-            return;
-        }
+        return;
     }
     batches!(N, ctr, tail, |c, out| batch::<R>(st, c, out));
 }
