@@ -170,9 +170,9 @@ fn chacha8_every_backend_matches_the_crate() {
 }
 
 /// Every length around the batch sizes of every backend (4, 8 and 16 blocks,
-/// and the x86 pairs of two batches: 8, 16 and 32), at a low counter and at
-/// one that ends exactly at the counter's last usable block: the pair loops
-/// hand over to the single batches at the right block and counter.
+/// and AVX-512's pair of two batches: 32), at a low counter and at one that
+/// ends exactly at the counter's last usable block: the pair loop hands over
+/// to the single batches at the right block and counter.
 #[test]
 fn every_batch_and_pair_boundary_matches_the_crate() {
     let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 1) as u8);

@@ -493,8 +493,8 @@ fn counters(ctr: u32) -> __m256i {
     )
 }
 
-/// XORs the key stream of `st` (counter in word 12) into `data`: two
-/// batches at a time ([`batch2`]) while `2 * N` blocks remain, then one.
+/// XORs the key stream of `st` (counter in word 12) into `data`, one batch
+/// of `N` blocks at a time.
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -502,6 +502,7 @@ fn counters(ctr: u32) -> __m256i {
 pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
     let words = zeroize::Zeroizing::new(broadcast(st));
     // One batch at a time, not two interleaved: see the SSSE3 backend's
-    // module docs (the same held here: 0.67-0.95x at times on a shared Zen 3).
+    // module docs (here the pair's median was 0.69-1.01x of one batch's on a
+    // shared Zen 3).
     batches!(N, st[12], data, |c, out| batch::<R>(&words, c, out));
 }

@@ -5,10 +5,9 @@
 //!
 //! One batch at a time: two batches with their rounds interleaved (the
 //! generated assembly of the Zen 4 sessions, one batch's words in memory)
-//! were 2-3% faster at best, but on a shared Zen 3 their speed fell to
-//! 0.55-0.75x for seconds at a time while one batch, measured in the same
-//! process between them, held steady (see docs/PERFORMANCE.md, "Tenth Zen 3
-//! session").
+//! were 1-5% faster at best, but on a shared Zen 3 their median was
+//! 0.65-0.89x of one batch's, measured in the same process between them,
+//! which held steady (see docs/PERFORMANCE.md, "Ninth Zen 3 session").
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
