@@ -139,7 +139,7 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
         let words = zeroize::Zeroizing::new(a::broadcast(st));
         batches!(N, ctr, tail, |c, out| {
             // SAFETY: SSSE3 is enabled here; no hashing, so no BMI2.
-            let x = unsafe { a::keystream::<false, R>(&words, c, None) };
+            let x = unsafe { a::keystream::<false>(&words, c, None) };
             a::xor_out(&x, out.try_into().expect("a batch"));
         });
         return;

@@ -294,13 +294,12 @@ pub(super) struct Hash<'a> {
 /// # Safety
 /// With `MULX`, the CPU must support BMI2.
 #[inline(always)]
-unsafe fn rounds<const MULX: bool, const R: usize>(x: &mut [__m128i; 16], hash: Option<Hash<'_>>) {
-    const { assert!(R >= 2 && R.is_multiple_of(2), "whole double rounds") };
+unsafe fn rounds<const MULX: bool>(x: &mut [__m128i; 16], hash: Option<Hash<'_>>) {
     let mut v = *x;
     let mut slot = x[15];
     match hash {
         None => {
-            for _ in 0..R / 2 {
+            for _ in 0..DOUBLE_ROUNDS {
                 double_round!(v, slot, no);
             }
         }
@@ -312,7 +311,7 @@ unsafe fn rounds<const MULX: bool, const R: usize>(x: &mut [__m128i; 16], hash: 
             } else {
                 hashing_double_rounds!(v, slot, yes, hh, m, key);
             }
-            for _ in HASHING..R / 2 {
+            for _ in HASHING..DOUBLE_ROUNDS {
                 double_round!(v, slot, no);
             }
             *h = hh;
@@ -345,7 +344,7 @@ pub(super) fn broadcast(st: &[u32; 16]) -> Words {
 /// no target features of its own, so it is callable only from code with
 /// them enabled), so that the key stream goes from registers to [`xor_out`].
 #[inline(always)]
-pub(super) unsafe fn keystream<const MULX: bool, const R: usize>(
+pub(super) unsafe fn keystream<const MULX: bool>(
     st: &Words,
     ctr: u32,
     hash: Option<Hash<'_>>,
@@ -356,7 +355,7 @@ pub(super) unsafe fn keystream<const MULX: bool, const R: usize>(
         let mut x = *st;
         x[12] = _mm_add_epi32(_mm_set1_epi32(ctr as i32), _mm_set_epi32(3, 2, 1, 0));
         let ctrs = x[12];
-        rounds::<MULX, R>(&mut x, hash);
+        rounds::<MULX>(&mut x, hash);
         for (i, v) in x.iter_mut().enumerate() {
             let input = if i == 12 { ctrs } else { st[i] };
             *v = _mm_add_epi32(*v, input);
@@ -414,7 +413,7 @@ unsafe fn batch_hashing<const MULX: bool>(
     };
     // SAFETY: the caller guarantees SSSE3, and BMI2 with `MULX`.
     unsafe {
-        let x = keystream::<MULX, 20>(st, ctr, Some(hash));
+        let x = keystream::<MULX>(st, ctr, Some(hash));
         xor_out(&x, out);
     }
 }
@@ -492,7 +491,7 @@ unsafe fn seal_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 
     // Nothing sealed yet to hash while the first batch's key stream runs.
     let first: &mut [u8; BATCH] = (&mut data[..BATCH]).try_into().expect("a batch");
     // SAFETY: SSSE3 is enabled here.
-    xor_out(&unsafe { keystream::<false, 20>(st, ctr, None) }, first);
+    xor_out(&unsafe { keystream::<false>(st, ctr, None) }, first);
     for i in 1..batches {
         ctr = ctr.wrapping_add(N as u32);
         let (done, rest) = data.split_at_mut(i * BATCH);
