@@ -8,7 +8,7 @@ Why those and not the smaller `sub_bytes_no_nots` / `inv_sub_bytes_no_nots`
 on the S-box's longest path rather than on the vector pipes, and 16 gates
 deep at 12 more gates each measured 1.015-1.031x in every mode and both
 directions (AES-128 and AES-256, XTS, CBC decryption, CTR; Zen 4, both
-circuits in one process; see docs/PERFORMANCE.md).
+circuits in one process; see docs/PERFORMANCE-LOG.md).
 
 SSE logic instructions overwrite their first operand, so a gate whose inputs
 both stay live costs a copy, and the circuits have more live values than the
@@ -47,7 +47,7 @@ FWD_SEED, INV_SEED = 7, 2
 # hill climbing over adjacent swaps cut them further; that order measured
 # 1.5-2.6% slower (AES-128/256 ECB on Zen 4, in one process against this
 # one) and llvm-mca's Zen 2, Zen 3, Skylake and Ice Lake models agree
-# (see docs/PERFORMANCE.md). 1 trades a few copies for it; the climb, which
+# (see docs/PERFORMANCE-LOG.md). 1 trades a few copies for it; the climb, which
 # would undo the order for them, is not run.
 LATENCY_WEIGHT = 1.0
 

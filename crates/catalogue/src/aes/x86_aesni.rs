@@ -21,7 +21,7 @@ const W: usize = 8;
 /// With 8, AESENC's latency (4 cycles at 2 a cycle on Zen 4) left no slack
 /// at the batch edges; 12 measured 1.04x for AES-256 there (Zen 4,
 /// `aesni-avx2` tier). On Zen 3 an earlier try of the same measured CTR at
-/// 0.97-1.01x (docs/PERFORMANCE.md, eighth Zen 3 session), within its noise;
+/// 0.97-1.01x (docs/PERFORMANCE-LOG.md, eighth Zen 3 session), within its noise;
 /// VAES-256 at 12 ymm registers was 0.9-1.0x on Zen 4.
 const W_WIDE: usize = 12;
 
@@ -508,7 +508,7 @@ macro_rules! xts_asm {
 /// in a ring of 8: a 16-byte load of two 8-byte stores cannot be forwarded
 /// and waits until they reach the cache: in a first probe on Zen 4 (8-block
 /// batches) one or two batches ahead ran at 0.82x of three or more; 7 is
-/// never slower (`scripts/xts_ring_probe.py`, docs/PERFORMANCE.md).
+/// never slower (`scripts/xts_ring_probe.py`, docs/PERFORMANCE-LOG.md).
 ///
 /// # Safety
 /// The CPU must have AES-NI and SSSE3; `keys` holds `NR + 1` round keys.

@@ -182,7 +182,7 @@ static ROT8: Mask = Mask::lanes([3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 1
 /// second in zmm16-31, each quarter-round step of one next to the same step
 /// of the other. A batch alone has four independent quarter rounds, too few
 /// for CPUs whose 512-bit rotation takes two cycles (Zen 4: 64 cycles a
-/// double round alone, 58 for each of two together; see docs/PERFORMANCE.md).
+/// double round alone, 58 for each of two together; see docs/PERFORMANCE-LOG.md).
 /// x86-64 only: 32-bit x86 has 8 vector registers.
 #[cfg(target_arch = "x86_64")]
 #[rustfmt::skip]

@@ -7,7 +7,7 @@
 //! generated assembly of the Zen 4 sessions, one batch's words in memory)
 //! were 1-5% faster at best, but on a shared Zen 3 their median was
 //! 0.65-0.89x of one batch's, measured in the same process between them,
-//! which held steady (see docs/PERFORMANCE.md, "Ninth Zen 3 session").
+//! which held steady (see docs/PERFORMANCE-LOG.md, "Ninth Zen 3 session").
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;

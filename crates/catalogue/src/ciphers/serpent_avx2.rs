@@ -3,7 +3,7 @@
 //! the same round functions as the other backends.
 //!
 //! Replaces the auto-vectorised 32-lane AVX2 kernel, which LLVM compiled with
-//! spills (measured in this file's commit: see docs/PERFORMANCE.md).
+//! spills (measured in this file's commit: see docs/PERFORMANCE-LOG.md).
 //! Only reached through `Kind::Avx2`, which exists only when the CPU features
 //! in use include AVX2.
 

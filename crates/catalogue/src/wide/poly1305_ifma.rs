@@ -246,7 +246,7 @@ fn finish(x: [__m512i; 3]) -> [u64; 3] {
 /// other waits for its carries (a step is a chain of three dependent
 /// `vpmadd52` and about ten carry operations); an odd step at the end is a
 /// lone one. On Zen 4 the AEAD at `avx512` ran 1.06x faster than with one
-/// chain (docs/PERFORMANCE.md, "Zen 4 session").
+/// chain (docs/PERFORMANCE-LOG.md, "Zen 4 session").
 ///
 /// # Safety
 /// The CPU must support AVX-512 F and IFMA ([`runnable`]).
