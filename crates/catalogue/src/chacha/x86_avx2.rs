@@ -454,10 +454,13 @@ pub(super) unsafe fn keystream<const R: usize>(
 /// memory operations a batch. Without them, on Zen 3: the stitched AEAD
 /// 1.006-1.013x, ChaCha20 1.004-1.006x (best and median of ten alternating
 /// runs of the product binary).
+///
+/// # Safety
+/// The CPU must support AVX2 (always inlined, like [`keystream`]).
 #[inline(always)]
-fn feed_forward(x: &mut [__m256i; 16], st: &Words, ctr: u32) {
+unsafe fn feed_forward(x: &mut [__m256i; 16], st: &Words, ctr: u32) {
     let st = core::hint::black_box(st);
-    // SAFETY: only called from `keystream`, whose caller guarantees AVX2.
+    // SAFETY: the caller guarantees AVX2.
     unsafe {
         for (i, v) in x.iter_mut().enumerate() {
             let input = if i == 12 { counters(ctr) } else { st[i] };
