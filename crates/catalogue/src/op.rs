@@ -3,6 +3,7 @@
 //! from which the IV or nonce is made, as dm-crypt and `cryptsetup benchmark` do.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use cipher::consts::U16;
 use cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
@@ -227,7 +228,7 @@ pub fn build_with(
             Ok(Box::new(AeadOp {
                 spec,
                 aead,
-                tags: HashMap::new(),
+                tags: HashMap::default(),
             }))
         }
         Mode::Xts => build_xts(spec, key),
@@ -1178,7 +1179,29 @@ pub struct AeadOp {
     spec: CipherSpec,
     aead: Aead,
     /// sector -> (tag of the current state, tag of the other state).
-    tags: HashMap<u64, ([u8; TAG_LEN], [u8; TAG_LEN])>,
+    tags: HashMap<u64, ([u8; TAG_LEN], [u8; TAG_LEN]), BuildHasherDefault<SectorHasher>>,
+}
+
+/// The hasher of [`AeadOp`]'s tag map: one multiply (Fibonacci hashing).
+/// With the default SipHash, a lookup and an insert took 31-34 ns a request
+/// on Zen 3, 0.15% of a 64 KiB request of ChaCha20-Poly1305 at 3 GB/s, time
+/// no library's harness spends; with this, 9-10 ns. The keys are the
+/// benchmark's own sector numbers, so no one can choose them to collide.
+#[derive(Default)]
+struct SectorHasher(u64);
+
+impl Hasher for SectorHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 fn aead_nonce(sector: u64) -> [u8; NONCE_LEN] {

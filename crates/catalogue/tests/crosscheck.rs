@@ -434,6 +434,47 @@ fn aead_rows_ciphertext_vs_openssl() {
     }
 }
 
+/// What the benchmark does with an AEAD row: `prepare_decrypt_bench` learns
+/// both tags of each request, and each decryption then verifies the tag of
+/// the state the request is in and flips it (P to C to P). A sector never
+/// sealed, or a changed byte, fails authentication and leaves the request
+/// as it was.
+#[test]
+fn aead_rows_benchmark_decryption_flips_and_verifies() {
+    for (name, bits) in [("aes-gcm", 128), ("chacha20-poly1305", 256)] {
+        let key = prng(&format!("bench key {name}"), bits / 8);
+        let request = 4096;
+        let plain = prng(&format!("bench data {name}"), 4 * request);
+        // The ciphertext of each request, sealed by a second op.
+        let mut sealed = plain.clone();
+        let mut other = row(name, bits, &key);
+        for (i, chunk) in sealed.chunks_mut(request).enumerate() {
+            other.encrypt(chunk, i as u64).unwrap();
+        }
+        let mut op = row(name, bits, &key);
+        let mut buf = plain.clone();
+        op.prepare_decrypt_bench(&mut buf, request).unwrap();
+        assert_same(&buf, &plain, &format!("{name}: prepared buffer"));
+        for round in 0..4 {
+            for (i, chunk) in buf.chunks_mut(request).enumerate() {
+                op.decrypt(chunk, i as u64)
+                    .unwrap_or_else(|e| panic!("{name} round {round} request {i}: {e}"));
+            }
+            let want = if round % 2 == 0 { &sealed } else { &plain };
+            assert_same(&buf, want, &format!("{name}: after {} decryptions", round + 1));
+        }
+        // A sector that was never sealed has no tag.
+        let mut chunk = plain[..request].to_vec();
+        assert!(op.decrypt(&mut chunk, 99).is_err(), "{name}: unsealed sector");
+        assert_same(&chunk, &plain[..request], &format!("{name}: unsealed sector"));
+        // A changed byte fails, and the request stays as it was.
+        buf[5] ^= 1;
+        let before = buf[..request].to_vec();
+        assert!(op.decrypt(&mut buf[..request], 0).is_err(), "{name}: changed byte");
+        assert_same(&buf[..request], &before, &format!("{name}: changed byte"));
+    }
+}
+
 // ---------------------------------------------------------------- libgcrypt
 
 /// Compiles `tests/gcrypt/gcrypt_enc.c` against libgcrypt (once per test
