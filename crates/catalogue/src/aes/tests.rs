@@ -235,13 +235,21 @@ fn every_backend_matches_the_oracle_in_xts() {
 }
 
 /// XTS at every length around the batch sizes of the backends (8 to 16
-/// blocks) and of the AES-NI ring of tweaks (12 blocks a batch, 8 batches,
-/// each written 7 batches ahead): 1 to 20 batches of 12, and 8 and 16 blocks
-/// times 1 to 10, each -1, 0 and +1 block, and a stolen partial block after.
-/// The ring's prefill, its wrap and the tweak it returns for the blocks after
-/// the batches are then all crossed in every key size.
+/// blocks) and of the rings of tweaks (AES-NI: 12 blocks a batch, VAES-256:
+/// 16; 8 batches, each written 7 batches ahead): 1 to 20 batches of 12, and
+/// 8 and 16 blocks times 1 to 10, each -1, 0 and +1 block, and a stolen
+/// partial block after; then the same lengths past 64 KiB, where both x86
+/// backends run their rings (`RING_FROM`: 4 KiB for AES-NI, 64 KiB for
+/// VAES-256). The registers' tweaks, the ring's prefill, its wrap at every
+/// batch count modulo 8 and the tweak it returns for the blocks after the
+/// batches are then all crossed in every key size.
 #[test]
 fn every_backend_matches_the_oracle_in_xts_at_batch_and_ring_boundaries() {
+    #[cfg(target_arch = "x86_64")]
+    const _: () = assert!(
+        super::x86_aesni::RING_FROM <= RING_BASE && super::x86_vaes256::RING_FROM <= RING_BASE
+    );
+    const RING_BASE: usize = 64 * 1024;
     let mut rng = XorShift(0x5eed_21a9);
     let mut blocks: Vec<usize> = (1..=20).map(|b| 12 * b).collect();
     blocks.extend((1..=10).flat_map(|b| [8 * b, 16 * b]));
@@ -250,8 +258,8 @@ fn every_backend_matches_the_oracle_in_xts_at_batch_and_ring_boundaries() {
             let mut key = vec![0u8; key_len];
             rng.fill(&mut key);
             let ours = AesXts::with_backend(&key, backend).unwrap();
-            for &n in &blocks {
-                for len in [16 * (n - 1), 16 * n, 16 * (n + 1), 16 * n + 5] {
+            for (&n, base) in blocks.iter().flat_map(|n| [(n, 0), (n, RING_BASE)]) {
+                for len in [16 * (n - 1), 16 * n, 16 * (n + 1), 16 * n + 5].map(|l| base + l) {
                     let mut data = vec![0u8; len];
                     rng.fill(&mut data);
                     let mut iv = [0u8; 16];
