@@ -472,9 +472,26 @@ pub(super) fn ctr_lead(c: u128, blocks: usize, len: usize) -> usize {
     }
 }
 
-/// [`ctr`]'s counter blocks, aligned for its 32-bit stores.
+/// [`ctr`]'s counter blocks, aligned for its 32-bit stores. They are XORed
+/// with round key 0, and so wiped on drop, 16 bytes a store.
 #[repr(C, align(16))]
 struct CtrBuf([[u8; 16]; 32]);
+
+impl Drop for CtrBuf {
+    fn drop(&mut self) {
+        for b in &mut self.0 {
+            // SAFETY: a 16-byte store to a 16-aligned block of the buffer
+            // (SSE2 is the x86-64 baseline); volatile, so it is not elided.
+            unsafe {
+                core::ptr::write_volatile(
+                    b.as_mut_ptr().cast::<core::arch::x86_64::__m128i>(),
+                    core::arch::x86_64::_mm_setzero_si128(),
+                )
+            };
+        }
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    }
+}
 
 /// CTR over the whole vectors of `data`; `ctr` advances by the blocks done;
 /// returns the bytes done.
@@ -497,11 +514,13 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     let vb = 16 * V::N;
     let nb = W * V::N;
     assert!(nb <= MAX_BLOCKS, "a CTR batch of {nb} blocks");
+    if data.len() < vb {
+        // No whole vector: nothing to do (the wide backends call this for
+        // their lead and rest, often empty).
+        return 0;
+    }
     let k0 = keys[0];
     let k0w3 = u32::from_ne_bytes([k0[12], k0[13], k0[14], k0[15]]);
-    // The batch's counter blocks XOR k[0], from counter `c` on.
-    let mut buf = CtrBuf([[0u8; 16]; MAX_BLOCKS]);
-    let buf = &mut buf.0;
     // Whole-u128 arithmetic: byte by byte (`from_fn`) this took 12% of
     // AES-GCM's time, which calls CTR once per 8 KiB.
     let k0x = u128::from_ne_bytes(k0);
@@ -563,36 +582,44 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
                 done += nb * 16;
             }
         }
-        fill(buf, c);
-        while data.len() - done >= nb * 16 {
-            let p = data.as_mut_ptr().add(done);
-            let mut s: [V; W] = each(|j| V::load(buf[j * V::N].as_ptr()));
-            let next = c.wrapping_add(nb as u128);
-            let lo = next as u32;
-            if lo.checked_add(nb as u32).is_some() && (next >> 32) == (c >> 32) {
-                for (i, b) in buf.iter_mut().take(nb).enumerate() {
-                    let w = u32::from_ne_bytes((lo + i as u32).to_be_bytes()) ^ k0w3;
-                    // Volatile, to keep the buffer in memory: as a plain
-                    // store LLVM promoted the buffer to registers and made
-                    // each word a MOVD and two SHUFPS on the vector ports,
-                    // beside the AES rounds (5-7% slower on Zen 3). A store
-                    // and a 16-byte load a block cost nothing there or on
-                    // Intel (load and store ports are otherwise idle here).
-                    // SAFETY: bytes 12..16 of a 16-aligned block of `buf`.
-                    core::ptr::write_volatile(b.as_mut_ptr().add(12).cast::<u32>(), w);
+        // The batch's counter blocks XOR k[0], from counter `c` on: made
+        // only when batches are left (a short or aligned request has none;
+        // made every call, they cost a 512-byte request more than a third of
+        // its time), and wiped after, as they hold round key 0.
+        if data.len() - done >= nb * 16 {
+            let mut buf = CtrBuf([[0u8; 16]; MAX_BLOCKS]);
+            let buf = &mut buf.0;
+            fill(buf, c);
+            while data.len() - done >= nb * 16 {
+                let p = data.as_mut_ptr().add(done);
+                let mut s: [V; W] = each(|j| V::load(buf[j * V::N].as_ptr()));
+                let next = c.wrapping_add(nb as u128);
+                let lo = next as u32;
+                if lo.checked_add(nb as u32).is_some() && (next >> 32) == (c >> 32) {
+                    for (i, b) in buf.iter_mut().take(nb).enumerate() {
+                        let w = u32::from_ne_bytes((lo + i as u32).to_be_bytes()) ^ k0w3;
+                        // Volatile, to keep the buffer in memory: as a plain
+                        // store LLVM promoted the buffer to registers and made
+                        // each word a MOVD and two SHUFPS on the vector ports,
+                        // beside the AES rounds (5-7% slower on Zen 3). A store
+                        // and a 16-byte load a block cost nothing there or on
+                        // Intel (load and store ports are otherwise idle here).
+                        // SAFETY: bytes 12..16 of a 16-aligned block of `buf`.
+                        core::ptr::write_volatile(b.as_mut_ptr().add(12).cast::<u32>(), w);
+                    }
+                } else {
+                    fill(buf, next);
                 }
-            } else {
-                fill(buf, next);
+                // The last round's key takes in the data (AESENCLAST ends with
+                // an XOR), as in OpenSSL.
+                rounds_but_last::<V, NR, W, true>(&k, &mut s, |_| {});
+                for (j, x) in s.iter().enumerate() {
+                    let q = p.add(j * vb);
+                    x.enc_last(k[NR].xor(V::load(q))).store(q);
+                }
+                c = next;
+                done += nb * 16;
             }
-            // The last round's key takes in the data (AESENCLAST ends with
-            // an XOR), as in OpenSSL.
-            rounds_but_last::<V, NR, W, true>(&k, &mut s, |_| {});
-            for (j, x) in s.iter().enumerate() {
-                let q = p.add(j * vb);
-                x.enc_last(k[NR].xor(V::load(q))).store(q);
-            }
-            c = next;
-            done += nb * 16;
         }
         while data.len() - done >= vb {
             let p = data.as_mut_ptr().add(done);
