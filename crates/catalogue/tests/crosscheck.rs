@@ -461,16 +461,30 @@ fn aead_rows_benchmark_decryption_flips_and_verifies() {
                     .unwrap_or_else(|e| panic!("{name} round {round} request {i}: {e}"));
             }
             let want = if round % 2 == 0 { &sealed } else { &plain };
-            assert_same(&buf, want, &format!("{name}: after {} decryptions", round + 1));
+            assert_same(
+                &buf,
+                want,
+                &format!("{name}: after {} decryptions", round + 1),
+            );
         }
         // A sector that was never sealed has no tag.
         let mut chunk = plain[..request].to_vec();
-        assert!(op.decrypt(&mut chunk, 99).is_err(), "{name}: unsealed sector");
-        assert_same(&chunk, &plain[..request], &format!("{name}: unsealed sector"));
+        assert!(
+            op.decrypt(&mut chunk, 99).is_err(),
+            "{name}: unsealed sector"
+        );
+        assert_same(
+            &chunk,
+            &plain[..request],
+            &format!("{name}: unsealed sector"),
+        );
         // A changed byte fails, and the request stays as it was.
         buf[5] ^= 1;
         let before = buf[..request].to_vec();
-        assert!(op.decrypt(&mut buf[..request], 0).is_err(), "{name}: changed byte");
+        assert!(
+            op.decrypt(&mut buf[..request], 0).is_err(),
+            "{name}: changed byte"
+        );
         assert_same(&buf[..request], &before, &format!("{name}: changed byte"));
     }
 }

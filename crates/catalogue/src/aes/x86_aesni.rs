@@ -615,4 +615,3 @@ unsafe fn xts_batches<const NR: usize, const ENC: bool>(
     kl.zeroize();
     batches * 16 * XW
 }
-
