@@ -463,14 +463,25 @@ unsafe fn counters<V: Lanes>(c: u128) -> V {
 /// The bytes of `data` (`len` long) to encrypt first, one block at a time,
 /// so that the counter `c` reaches a multiple of `blocks`, the batch of a
 /// wide backend's [`ctr`], which runs fastest from there.
+///
+/// Only for requests of [`CTR_LEAD_FROM`] bytes or more: the lead's blocks
+/// go one after the other, each waiting the whole AES latency, which a short
+/// request does not win back (AES-GCM, whose counter starts at 2, spent a
+/// third of a 512-byte request there).
 pub(super) fn ctr_lead(c: u128, blocks: usize, len: usize) -> usize {
     let r = (c % blocks as u128) as usize;
-    if r == 0 {
+    if r == 0 || len < CTR_LEAD_FROM {
         0
     } else {
         ((blocks - r) * 16).min(len / 16 * 16)
     }
 }
+
+/// Requests from which [`ctr`] and the wide backends first take single
+/// blocks up to a counter that is a multiple of the batch ([`ctr_lead`]);
+/// shorter ones run from any counter (the buffer path, or two or four blocks
+/// a register).
+pub(super) const CTR_LEAD_FROM: usize = 4096;
 
 /// [`ctr`]'s counter blocks, aligned for its 32-bit stores. They are XORed
 /// with round key 0, and so wiped on drop, 16 bytes a store.
@@ -538,7 +549,10 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
         if V::N == 1 {
             // Single blocks up to a counter that is a multiple of the batch
             // (the wider backends do this with AES-NI first: [`ctr_lead`]).
-            while !c.is_multiple_of(nb as u128) && data.len() - done >= 16 {
+            while data.len() >= CTR_LEAD_FROM
+                && !c.is_multiple_of(nb as u128)
+                && data.len() - done >= 16
+            {
                 let p = data.as_mut_ptr().add(done);
                 let mut s = [counters::<V>(c).bswap()];
                 encrypt::<V, NR, 1>(&k, &mut s);
