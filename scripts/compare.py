@@ -127,6 +127,11 @@ class Tier:
 # The tier being measured (set by main for each table).
 TIER = Tier()
 
+# Bytes per request (one IV or nonce each) on every side: 64 KiB, cryptsetup
+# benchmark's, unless --request-size says otherwise (dm-crypt's 512-byte or
+# 4 KiB sectors, a network packet).
+REQUEST = 65536
+
 
 def version_info(mask):
     """`clustercrypt --version` under a mask, as {key: value}."""
@@ -292,7 +297,7 @@ def bench_ours(rows, specs, seconds, runs, threads="1"):
     for bits, cipher_args in groups.items():
         cmd = [str(CLI), "bench", *cipher_args, "--key-size", str(bits), "--no-kdf",
                "--format", "json", "--time", f"{seconds:g}", "--runs", str(runs),
-               "--threads", threads]
+               "--threads", threads, "--request-size", str(REQUEST)]
         p = run(cmd, check=False, env=TIER.ours_env())
         if p.returncode != 0:
             log(f"{' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
@@ -403,13 +408,15 @@ class OpenSSL:
             return None
         evp = name.rstrip("*")
         if self.binary:
-            p = run([str(self.binary), "-t", f"{self.seconds:g}", evp], check=False,
-                    env=TIER.openssl_env())
+            p = run([str(self.binary), "-t", f"{self.seconds:g}", "-r", str(REQUEST), evp],
+                    check=False, env=TIER.openssl_env())
             f = p.stdout.split()
             if p.returncode != 0 or len(f) != 3:
                 log(f"evp_bench {evp} failed:\n{p.stderr[-2000:]}")
                 return None
             enc, dec = float(f[1]), float(f[2])
+        elif REQUEST != 65536:
+            return None  # openssl speed cannot be told the request size
         else:
             secs = max(1, round(self.seconds))
             enc = openssl_speed(evp, secs, False)
@@ -438,7 +445,7 @@ class Gcrypt:
         """(enc, dec) of one measurement of a row, or None."""
         if row not in self.have:
             return None
-        cmd = [str(self.binary), "-t", f"{self.seconds:g}"]
+        cmd = [str(self.binary), "-t", f"{self.seconds:g}", "-r", str(REQUEST)]
         if TIER.gcrypt_hide:
             cmd += ["--disable-hwf", ",".join(TIER.gcrypt_hide)]
         p = run(cmd + [row_name(row)], check=False)
@@ -706,6 +713,11 @@ def parse_args():
     ap.add_argument("--crates", choices=["default", "all", "none"], default="default",
                     help="crate comparison: our own code's rows and rows with no library "
                          "reference (default), every selected row it can do (all), or none")
+    ap.add_argument("--request-size", type=request_bytes, default=65536, metavar="BYTES",
+                    help="bytes per request, one IV or nonce each, on every side: a number "
+                         "with an optional K suffix, a multiple of 16 that divides 1 MiB "
+                         "(default 64K, cryptsetup benchmark's; 512 or 4K for dm-crypt's "
+                         "sectors); the crate comparison is skipped at other sizes")
     ap.add_argument("--no-threads", action="store_true", help="skip the --threads check")
     ap.add_argument("--threads-only", action="store_true", help="run only the --threads check")
     ap.add_argument("--threads-rows", metavar="ROW,ROW",
@@ -737,11 +749,35 @@ def parse_args():
         ap.error("--time must be positive")
     if args.runs < 1:
         ap.error("--runs must be at least 1")
+    if args.request_size != 65536 and args.crates != "none":
+        log(f"--request-size {request_name(args.request_size)}: no crate comparison "
+            "(it runs 64 KiB requests)")
+        args.crates = "none"
     return args
 
 
+def request_bytes(text):
+    """--request-size: BYTES or NK, a multiple of 16 that divides 1 MiB."""
+    t = text.strip().upper()
+    try:
+        n = int(t[:-1]) * 1024 if t.endswith("K") else int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 512, 4K, 64K)")
+    if n < 16 or n % 16 or (1 << 20) % n:
+        raise argparse.ArgumentTypeError(
+            f"{text}: a request must be a multiple of 16 bytes that divides 1 MiB")
+    return n
+
+
+def request_name(n):
+    """512 B, 4 KiB, 64 KiB."""
+    return f"{n // 1024} KiB" if n % 1024 == 0 else f"{n} B"
+
+
 def main():
+    global REQUEST
     args = parse_args()
+    REQUEST = args.request_size
     seconds = args.time
     build_cli(args)
     cat = catalogue()
@@ -886,7 +922,8 @@ def measure(args, rows, threads_rows, specs, mhz, facts=None):
     header = [
         f"clustercrypt comparison, {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}, "
         f"{machine or platform.machine()}, {os.cpu_count()} CPUs",
-        f"method: 1 MiB buffer, 64 KiB requests with an IV each, >= {seconds:g} s per direction "
+        f"method: 1 MiB buffer, {request_name(REQUEST)} requests with an IV each, "
+        f">= {seconds:g} s per direction "
         + (f"({ossl_method}), " if ossl_method else "")
         + f"MiB/s = 2^20 bytes/s, one thread, best of {args.runs} run(s)",
         f"references: {ossl_version or 'OpenSSL: not run'}; {gcry_version or 'libgcrypt: not run'}",
