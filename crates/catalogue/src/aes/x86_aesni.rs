@@ -309,10 +309,11 @@ const RING: usize = 8;
 
 /// Requests from which XTS runs [`xts_batches`]; shorter ones make their
 /// tweaks in registers. The ring's fixed cost (its tweaks made one after the
-/// other before the loop, its wipe) is paid back from about 4 KiB: on Zen 3,
-/// MiB/s with the ring against without, 512 B 1,800 / 2,950, 2 KiB 3,000 /
-/// 3,500, 4 KiB 3,400-4,500 / 3,500, 8 KiB 5,200 / 3,900, 64 KiB 5,000 /
-/// 3,700. `tests.rs` crosses the ring from 64 KiB.
+/// other before the loop, its wipe) is paid back from about 4 KiB: on one
+/// Zen 3, MiB/s with the ring against without, 512 B 1,800 / 2,950, 2 KiB
+/// 3,000 / 3,500, 4 KiB 3,400-4,500 / 3,500, 8 KiB 5,200 / 3,900 (the ring
+/// made in place); 16 KiB 4,700 / 3,700, 64 KiB 4,900 / 3,600 (the ring
+/// before that). `tests.rs` crosses the ring from 64 KiB.
 pub(super) const RING_FROM: usize = 4096;
 
 /// The ring of tweaks of [`xts_batches`] (and of the VAES-256 XTS loop),
@@ -321,41 +322,25 @@ pub(super) const RING_FROM: usize = 4096;
 /// `zeroize` on its bytes (a volatile byte store each) took 3-4% of a 64 KiB
 /// request.
 ///
-/// It is made in place and left uninitialised, and only the slots a request
-/// wrote are wiped: zeroed when made, moved out of the function that filled
-/// it and wiped whole, its 1.5-2 KiB cost a 512-byte request more than its
-/// AES work (XTS at 0.3-0.5x libgcrypt's speed at 512-byte sectors).
+/// It is made in place and left uninitialised: zeroed when made and moved
+/// out of the function that filled it, its 1.5-2 KiB cost a 512-byte request
+/// more than its AES work. Requests that short no longer use it
+/// ([`RING_FROM`]).
 #[repr(C, align(64))]
-pub(super) struct TweakRing<const B: usize> {
-    slots: MaybeUninit<[[[u8; 16]; B]; RING]>,
-    /// Slots `0..used`, and the last one, hold tweaks.
-    used: usize,
-}
+pub(super) struct TweakRing<const B: usize>(MaybeUninit<[[[u8; 16]; B]; RING]>);
 
 impl<const B: usize> Drop for TweakRing<B> {
     fn drop(&mut self) {
-        let base = self.slots.as_mut_ptr().cast::<__m128i>();
-        let last = (self.used > 0 && self.used < RING).then_some(RING - 1);
-        for slot in (0..self.used).chain(last) {
-            for j in 0..B {
-                // SAFETY: a 16-byte store to block `j` of slot `slot`, inside
-                // the ring and 16-aligned (the ring is 64-aligned, blocks are
-                // 16 bytes; SSE2 is the x86-64 baseline); volatile, so it is
-                // not elided.
-                unsafe { core::ptr::write_volatile(base.add(slot * B + j), _mm_setzero_si128()) };
-            }
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: the ring is 64-aligned and holds RING * B blocks (writing
+        // over slots never filled is fine).
+        unsafe { m::wipe_blocks(self.0.as_mut_ptr().cast(), RING * B) };
     }
 }
 
 impl<const B: usize> TweakRing<B> {
     /// An empty ring.
     pub(super) fn new() -> Self {
-        TweakRing {
-            slots: MaybeUninit::uninit(),
-            used: 0,
-        }
+        TweakRing(MaybeUninit::uninit())
     }
 
     /// Fills slot `b` with batch `b`'s tweaks, taken in order from `tweaks`,
@@ -365,29 +350,27 @@ impl<const B: usize> TweakRing<B> {
     /// tweak after the data is in its slot at the end ([`TweakRing::after`]).
     /// Returns the last tweak written, from which the loop's chain goes on.
     pub(super) fn prefill(&mut self, batches: usize, mut tweaks: impl FnMut() -> u128) -> u128 {
-        let base = self.slots.as_mut_ptr().cast::<[u8; 16]>();
+        let base = self.0.as_mut_ptr().cast::<[u8; 16]>();
         let mut last = 0;
         for i in 0..(batches + 1).min(RING - 1) * B {
             last = tweaks();
             // SAFETY: block `i` < (RING - 1) * B is inside the ring.
             unsafe { base.add(i).write(last.to_le_bytes()) };
         }
-        // The loop writes slot RING - 1, then 0, 1, ..., batches - 2.
-        self.used = (batches + 1).min(RING);
         last
     }
 
     /// The ring's start, where batch 0 reads, and the slot batch 0 writes
     /// (RING - 1 ahead).
     pub(super) fn pointers(&mut self) -> (*mut u8, *mut u8) {
-        let base = self.slots.as_mut_ptr().cast::<u8>();
+        let base = self.0.as_mut_ptr().cast::<u8>();
         (base, base.wrapping_add(16 * B * (RING - 1)))
     }
 
     /// The first tweak of batch `batches`: the one after the data, once the
     /// loop has run over `batches` batches after [`TweakRing::prefill`].
     pub(super) fn after(&self, batches: usize) -> u128 {
-        let base = self.slots.as_ptr().cast::<[u8; 16]>();
+        let base = self.0.as_ptr().cast::<[u8; 16]>();
         // SAFETY: slot `batches % RING` is inside the ring and written:
         // by `prefill` when `batches` <= RING - 2, else by the loop's batch
         // `batches - RING + 1`.

@@ -490,18 +490,24 @@ struct CtrBuf([[u8; 16]; 32]);
 
 impl Drop for CtrBuf {
     fn drop(&mut self) {
-        for b in &mut self.0 {
-            // SAFETY: a 16-byte store to a 16-aligned block of the buffer
-            // (SSE2 is the x86-64 baseline); volatile, so it is not elided.
-            unsafe {
-                core::ptr::write_volatile(
-                    b.as_mut_ptr().cast::<core::arch::x86_64::__m128i>(),
-                    core::arch::x86_64::_mm_setzero_si128(),
-                )
-            };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: the buffer is 16-aligned and holds 32 blocks.
+        unsafe { wipe_blocks(self.0.as_mut_ptr().cast(), self.0.len()) };
     }
+}
+
+/// Zeroes `n` 16-byte blocks from `p` with volatile 16-byte stores, so that
+/// the wipe of key material is not elided (`zeroize` on bytes stores one
+/// byte at a time).
+///
+/// # Safety
+/// `p` must be 16-aligned and valid for writes of `n` blocks.
+pub(super) unsafe fn wipe_blocks(p: *mut core::arch::x86_64::__m128i, n: usize) {
+    for i in 0..n {
+        // SAFETY: block `i` < `n` is inside the caller's buffer and aligned;
+        // SSE2 is the x86-64 baseline.
+        unsafe { core::ptr::write_volatile(p.add(i), core::arch::x86_64::_mm_setzero_si128()) };
+    }
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// CTR over the whole vectors of `data`; `ctr` advances by the blocks done;
@@ -548,11 +554,9 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
         let k = splat_keys::<V>(keys);
         if V::N == 1 {
             // Single blocks up to a counter that is a multiple of the batch
-            // (the wider backends do this with AES-NI first: [`ctr_lead`]).
-            while data.len() >= CTR_LEAD_FROM
-                && !c.is_multiple_of(nb as u128)
-                && data.len() - done >= 16
-            {
+            // (the wider backends do this with AES-NI first).
+            let lead = ctr_lead(c, nb, data.len());
+            while done < lead {
                 let p = data.as_mut_ptr().add(done);
                 let mut s = [counters::<V>(c).bswap()];
                 encrypt::<V, NR, 1>(&k, &mut s);

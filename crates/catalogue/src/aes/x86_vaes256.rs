@@ -250,7 +250,7 @@ const XW: usize = 16;
 
 /// Requests from which XTS runs [`xts_batches`]; shorter ones make their
 /// tweaks in registers with VPCLMULQDQ, which here is faster up to 32 KiB:
-/// on Zen 3, MiB/s with the ring against without, 512 B 2,250 / 4,100,
+/// on one Zen 3, MiB/s with the ring against without, 512 B 2,250 / 4,100,
 /// 4 KiB 5,300 / 7,500, 8 KiB 6,100 / 7,600, 16 KiB 6,800 / 7,600, 32 KiB
 /// 8,000 / 8,400, 64 KiB 9,000-9,700 / 8,400. `tests.rs` crosses the ring
 /// from 64 KiB.
