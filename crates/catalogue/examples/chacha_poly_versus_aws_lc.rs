@@ -4,7 +4,8 @@
 //! on x86-64, where a shared machine makes single timings noisy.
 //!
 //! Measured like `clustercrypt bench`: a 1 MiB buffer sealed (then opened) in
-//! 64 KiB requests, one thread, MiB = 2^20 bytes. The implementations
+//! 64 KiB requests (`--request BYTES` for dm-crypt's sectors or packets), one
+//! thread, MiB = 2^20 bytes. The implementations
 //! alternate round by round, and each figure is the best of `--runs` rounds
 //! (default 7) of `--time` seconds (default 0.3) each.
 //!
@@ -14,44 +15,51 @@
 
 use std::time::{Duration, Instant};
 
-use clustercrypt_catalogue::aead::chacha20_poly1305::stitched_implementations;
+use clustercrypt_catalogue::aead::chacha20_poly1305::{ifma_runnable, stitched_implementations};
 use clustercrypt_catalogue::aead::{Aead, AeadAlgorithm, TAG_LEN};
 use clustercrypt_catalogue::chacha::{implementations, runnable};
 use clustercrypt_catalogue::cpu;
 use clustercrypt_catalogue::dispatch::{self, ChaChaPolyImpl};
 
 const BUFFER: usize = 1 << 20;
-const REQUEST: usize = 64 << 10;
-
-/// MiB/s of sealing and of opening `buf` with `aead` for about `time`.
-fn speed(aead: &Aead, buf: &mut [u8], time: Duration) -> (f64, f64) {
+/// MiB/s of sealing and of opening `buf` in requests of `request` bytes with
+/// `aead` for about `time`.
+fn speed(aead: &Aead, buf: &mut [u8], request: usize, time: Duration) -> (f64, f64) {
     let nonce = |i: usize| {
         let mut n = [0u8; 12];
         n[..8].copy_from_slice(&(i as u64).to_le_bytes());
         n
     };
-    let mut tags = vec![[0u8; TAG_LEN]; BUFFER / REQUEST];
-    let mut run = |open: bool| {
+    // Sealing C as if it were plaintext gives P back (a key-stream XOR), so
+    // the tags of both states let every opening pass verify a real tag:
+    // `tags[i].0` is the tag of the state request `i` is in, `.1` the other.
+    let chunks = BUFFER.div_ceil(request);
+    let mut tags = vec![([0u8; TAG_LEN], [0u8; TAG_LEN]); chunks];
+    let run = |open: bool, buf: &mut [u8], tags: &mut [([u8; TAG_LEN], [u8; TAG_LEN])]| {
         let start = Instant::now();
         let mut bytes = 0usize;
         while start.elapsed() < time {
-            for (i, req) in buf.chunks_mut(REQUEST).enumerate() {
+            for (i, req) in buf.chunks_mut(request).enumerate() {
                 if open {
-                    aead.open(&nonce(i), &[], req, &tags[i]).expect("opens");
-                    // Back to the ciphertext for the next pass.
-                    tags[i] = aead.seal(&nonce(i), &[], req);
+                    let (now, other) = tags[i];
+                    aead.open(&nonce(i), &[], req, &now).expect("opens");
+                    tags[i] = (other, now);
                 } else {
-                    tags[i] = aead.seal(&nonce(i), &[], req);
+                    tags[i].0 = aead.seal(&nonce(i), &[], req);
                 }
             }
             bytes += buf.len();
         }
         bytes as f64 / (1 << 20) as f64 / start.elapsed().as_secs_f64()
     };
-    let seal = run(false);
-    // The opening pass above also seals each request again: count it as two.
-    let open_and_seal = run(true);
-    let open = 1.0 / (1.0 / open_and_seal - 1.0 / seal);
+    let seal = run(false, buf, &mut tags);
+    // The buffer now holds C with its tags in `.0`; seal once more for the
+    // tags of P (the buffer back to P), then open from P.
+    for (i, req) in buf.chunks_mut(request).enumerate() {
+        let tag_p = aead.seal(&nonce(i), &[], req);
+        tags[i] = (tag_p, tags[i].0);
+    }
+    let open = run(true, buf, &mut tags);
     (seal, open)
 }
 
@@ -69,6 +77,7 @@ fn main() {
     }
     let mut runs = 7;
     let mut time = Duration::from_millis(300);
+    let mut request = 64 << 10;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -79,6 +88,13 @@ fn main() {
                         .and_then(|v| v.parse().ok())
                         .expect("--time SECONDS"),
                 )
+            }
+            "--request" => {
+                request = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&r| r > 0)
+                    .expect("--request BYTES")
             }
             _ => panic!("unknown argument {a}"),
         }
@@ -92,6 +108,9 @@ fn main() {
             .map(|&i| ChaChaPolyImpl::Ours(i)),
     );
     imps.extend(stitched_implementations());
+    if ifma_runnable() {
+        imps.push(ChaChaPolyImpl::Avx512Ifma);
+    }
     let aeads: Vec<_> = imps
         .iter()
         .map(|&i| Aead::with_impl(AeadAlgorithm::ChaCha20Poly1305, &key, i).expect("key"))
@@ -100,12 +119,12 @@ fn main() {
     let mut best = vec![(0f64, 0f64); imps.len()];
     for _ in 0..runs {
         for (b, aead) in best.iter_mut().zip(&aeads) {
-            let (s, o) = speed(aead, &mut buf, time);
+            let (s, o) = speed(aead, &mut buf, request, time);
             *b = (b.0.max(s), b.1.max(o));
         }
     }
     println!(
-        "# dispatch chooses {}; best of {runs} rounds, MiB/s",
+        "# dispatch chooses {}; {request}-byte requests, best of {runs} rounds, MiB/s",
         dispatch::chacha20_poly1305().name()
     );
     println!("# implementation seal open");

@@ -51,6 +51,40 @@ fn ifma_is_named_and_runs_the_avx512_kernel() {
     assert_eq!(aead.implementation().name(), "avx512+poly1305-ifma");
 }
 
+/// An IFMA key runs IFMA from [`IFMA_SEAL_FROM`] bytes sealing and
+/// [`IFMA_OPEN_FROM`] opening, and the stitched AVX2 pass below; every other
+/// key runs its own mode at every length.
+#[test]
+fn an_ifma_key_runs_short_data_stitched() {
+    const { assert!(IFMA_SEAL_FROM <= IFMA_OPEN_FROM && IFMA_SEAL_FROM > 512) };
+    if ifma_runnable() {
+        let aead = ChaCha20Poly1305::new_ifma(&[3; 32]);
+        if stitched_runnable(ChaChaImpl::Avx2) {
+            for (len, seal, want) in [
+                (0, true, (ChaChaImpl::Avx2, Poly::Stitched)),
+                (IFMA_SEAL_FROM - 1, true, (ChaChaImpl::Avx2, Poly::Stitched)),
+                (IFMA_SEAL_FROM, true, (ChaChaImpl::Avx512, Poly::Ifma)),
+                (IFMA_SEAL_FROM, false, (ChaChaImpl::Avx2, Poly::Stitched)),
+                (IFMA_OPEN_FROM - 1, false, (ChaChaImpl::Avx2, Poly::Stitched)),
+                (IFMA_OPEN_FROM, false, (ChaChaImpl::Avx512, Poly::Ifma)),
+                (1 << 20, false, (ChaChaImpl::Avx512, Poly::Ifma)),
+            ] {
+                assert!(aead.plan(len, seal) == want, "{len} bytes, seal {seal}");
+            }
+        }
+    } else {
+        eprintln!("note: no AVX-512 IFMA on this CPU; the IFMA key's plan is not tested");
+    }
+    for aead in every_aead(&[3; 32]) {
+        if aead.poly != Poly::Ifma {
+            for len in [0, 512, IFMA_SEAL_FROM, IFMA_OPEN_FROM, 1 << 20] {
+                assert!(aead.plan(len, true) == (aead.imp, aead.poly));
+                assert!(aead.plan(len, false) == (aead.imp, aead.poly));
+            }
+        }
+    }
+}
+
 #[test]
 fn stitched_implementations_are_named_and_listed() {
     let key = [1u8; 32];
@@ -116,7 +150,7 @@ fn rfc8439_2_6_2_one_time_key() {
         aead.xor(&nonce, 0, &mut block0);
         assert_eq!(block0[..32], want, "{imp:?}");
         // mac_start keys r with the first half and returns s as the second.
-        let (mac, s) = aead.mac_start(&nonce, &[]);
+        let (mac, s) = aead.mac_start(Poly::After, &nonce, &[]);
         assert_eq!(s[..], want[16..], "{imp:?} s");
         let mut r_only = Poly1305Hash::new(want[..16].try_into().unwrap());
         r_only.update_blocks(&[7; 16]);
