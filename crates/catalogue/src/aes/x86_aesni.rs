@@ -260,7 +260,15 @@ pub(super) unsafe fn cbc_decrypt(
 pub(super) unsafe fn ctr(keys: &[[u8; 16]; MAX_KEYS], nr: usize, c: &mut u128, data: &mut [u8]) {
     // SAFETY: compiled with and called on a CPU with this backend's features.
     unsafe {
-        let done = by_rounds!(nr, ctr::<Xmm, W_WIDE>(keys, c, data));
+        // Short requests (dm-crypt's sectors, packets) in batches of 8, a
+        // power of two, so that a counter at a multiple of 8 (every sector
+        // IV) takes the register path: the 12-block batches' buffer of
+        // counter blocks is filled and wiped each request.
+        let done = if data.len() < m::CTR_LEAD_FROM {
+            by_rounds!(nr, ctr::<Xmm, W>(keys, c, data))
+        } else {
+            by_rounds!(nr, ctr::<Xmm, W_WIDE>(keys, c, data))
+        };
         let rest = &mut data[done..];
         if !rest.is_empty() {
             let mut block = [0u8; 16];

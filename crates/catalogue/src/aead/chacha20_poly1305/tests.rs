@@ -65,7 +65,11 @@ fn an_ifma_key_runs_short_data_stitched() {
                 (IFMA_SEAL_FROM - 1, true, (ChaChaImpl::Avx2, Poly::Stitched)),
                 (IFMA_SEAL_FROM, true, (ChaChaImpl::Avx512, Poly::Ifma)),
                 (IFMA_SEAL_FROM, false, (ChaChaImpl::Avx2, Poly::Stitched)),
-                (IFMA_OPEN_FROM - 1, false, (ChaChaImpl::Avx2, Poly::Stitched)),
+                (
+                    IFMA_OPEN_FROM - 1,
+                    false,
+                    (ChaChaImpl::Avx2, Poly::Stitched),
+                ),
                 (IFMA_OPEN_FROM, false, (ChaChaImpl::Avx512, Poly::Ifma)),
                 (1 << 20, false, (ChaChaImpl::Avx512, Poly::Ifma)),
             ] {
