@@ -18,7 +18,6 @@
 //! decrypts while it hashes; on a bad tag it encrypts the data again, so the
 //! caller still gets back what it passed.
 
-use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use super::{AuthError, NONCE_LEN, TAG_LEN};
@@ -285,7 +284,7 @@ impl ChaCha20Poly1305 {
         let _ = imp;
         mac.update_padded(data);
         let want = Zeroizing::new(Self::mac_finish(&mut mac, &s, aad.len(), data.len()));
-        if !bool::from(want.ct_eq(tag)) {
+        if !super::tags_equal(&want, tag) {
             return Err(AuthError);
         }
         self.xor(nonce, 1, data);
@@ -331,7 +330,7 @@ impl ChaCha20Poly1305 {
         mac.update_padded(rest);
         self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
         let want = Zeroizing::new(Self::mac_finish(&mut mac, s, aad.len(), data.len()));
-        if !bool::from(want.ct_eq(tag)) {
+        if !super::tags_equal(&want, tag) {
             // XOR the same key stream again: the ciphertext, as it came.
             self.xor(nonce, 1, data);
             return Err(AuthError);

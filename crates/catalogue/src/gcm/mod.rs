@@ -32,7 +32,6 @@
     )
 )]
 
-use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use crate::aes::AesModes;
@@ -480,7 +479,7 @@ impl AesGcm {
         ghash.update_padded(&data[done..]);
         let mut want = AesGcm::tag(&mut ghash, aad.len(), data.len(), &mask);
         mask.zeroize();
-        let ok = bool::from(want.ct_eq(tag));
+        let ok = crate::aead::tags_equal(&want, tag);
         want.zeroize();
         if !ok {
             // Back to the ciphertext (CTR is its own inverse): no plaintext
