@@ -201,7 +201,19 @@ impl ChaCha20Poly1305 {
         nonce: &[u8; NONCE_LEN],
         aad: &[u8],
     ) -> (Poly1305Hash, Zeroizing<[u8; 16]>) {
-        let block0 = chacha::keystream_block::<20>(&self.key, nonce, 0);
+        Self::mac_keyed(
+            &chacha::keystream_block::<20>(&self.key, nonce, 0),
+            poly,
+            aad,
+        )
+    }
+
+    /// [`ChaCha20Poly1305::mac_start`] from block 0.
+    fn mac_keyed(
+        block0: &[u8; chacha::BLOCK],
+        poly: Poly,
+        aad: &[u8],
+    ) -> (Poly1305Hash, Zeroizing<[u8; 16]>) {
         let r = block0[..16].try_into().expect("16 bytes");
         #[cfg(target_arch = "x86_64")]
         let mut mac = if poly == Poly::Ifma {
@@ -243,6 +255,21 @@ impl ChaCha20Poly1305 {
             "ChaCha20-Poly1305: message too long"
         );
         let (imp, poly) = self.plan(data.len(), true);
+        #[cfg(target_arch = "x86_64")]
+        if poly == Poly::Stitched
+            && imp == ChaChaImpl::Avx2
+            && data.len() >= chacha::x86_avx2_poly1305::BATCH
+        {
+            // Block 0 beside the first batch: see `seal_keyed`.
+            let (done, mut mac, s) =
+                chacha::x86_avx2_poly1305::seal_keyed(&self.key, nonce, data, |block0| {
+                    Self::mac_keyed(block0, poly, aad)
+                });
+            let rest = &mut data[done..];
+            self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
+            mac.update_padded(rest);
+            return Self::mac_finish(&mut mac, &s, aad.len(), data.len());
+        }
         let (mut mac, s) = self.mac_start(poly, nonce, aad);
         #[cfg(target_arch = "x86_64")]
         if poly == Poly::Stitched {

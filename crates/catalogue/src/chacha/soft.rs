@@ -4,7 +4,7 @@ use zeroize::Zeroize;
 
 /// The quarter round (RFC 8439 section 2.1).
 #[inline(always)]
-fn qr(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
+pub(super) fn qr(s: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
     s[a] = s[a].wrapping_add(s[b]);
     s[d] = (s[d] ^ s[a]).rotate_left(16);
     s[c] = s[c].wrapping_add(s[d]);

@@ -159,6 +159,31 @@ macro_rules! poly {
     (no, $part:tt) => {
         ""
     };
+    // The same quarter of the step's two scalar quarter rounds on the words
+    // `{a1}`..`{d2}` ([`ScalarBlock`]): a += b, d ^= a, d <<<= 16; c += d,
+    // b ^= c, b <<<= 12; then 8 and 7.
+    (key, 1) => {
+        poly!(@key_part "a", "b", "d", "16")
+    };
+    (key, 2) => {
+        poly!(@key_part "c", "d", "b", "12")
+    };
+    (key, 3) => {
+        poly!(@key_part "a", "b", "d", "8")
+    };
+    (key, 4) => {
+        poly!(@key_part "c", "d", "b", "7")
+    };
+    (@key_part $x:literal, $y:literal, $z:literal, $rot:literal) => {
+        concat!(
+            "add {", $x, "1:e}, {", $y, "1:e}\n",
+            "add {", $x, "2:e}, {", $y, "2:e}\n",
+            "xor {", $z, "1:e}, {", $x, "1:e}\n",
+            "xor {", $z, "2:e}, {", $x, "2:e}\n",
+            "rol {", $z, "1:e}, ", $rot, "\n",
+            "rol {", $z, "2:e}, ", $rot, "\n",
+        )
+    };
     // h += m + 2^128; x0 = h0 * r0, x1 = h0 * r1.
     (yes, 1) => {
         concat!(
@@ -215,6 +240,16 @@ macro_rules! step {
     (@hash no [], $v:ident, $text:expr, ($($opt:ident),*), $($extra:tt)*) => {
         step!($v, $text, ($($opt,)* preserves_flags), $($extra)*)
     };
+    // A step that runs two scalar quarter rounds on words `$i..` of `$w`.
+    (@hash key [$w:ident, $a1:literal, $b1:literal, $c1:literal, $d1:literal,
+                $a2:literal, $b2:literal, $c2:literal, $d2:literal],
+     $v:ident, $text:expr, ($($opt:ident),*), $($extra:tt)*) => {
+        step!($v, $text, ($($opt),*), $($extra)*
+            a1 = inout(reg) $w[$a1], b1 = inout(reg) $w[$b1],
+            c1 = inout(reg) $w[$c1], d1 = inout(reg) $w[$d1],
+            a2 = inout(reg) $w[$a2], b2 = inout(reg) $w[$b2],
+            c2 = inout(reg) $w[$c2], d2 = inout(reg) $w[$d2],)
+    };
     // A step that hashes the block at `$m` ([`poly!`]'s operands).
     (@hash yes [$h:ident, $key:ident, $m:expr], $v:ident, $text:expr, ($($opt:ident),*),
      $($extra:tt)*) => {
@@ -261,6 +296,17 @@ macro_rules! double_rounds {
             double_rounds!(@one $v, $slot, [no], [no], [no], [no]);
         }
     };
+    // With a scalar ChaCha block `$s` ([u32; 16]) on the integer units: in
+    // each vector step, the same step's two quarter rounds on `$s`, inside
+    // the step's assembly (as Rust between the steps, LLVM took a vector
+    // register the steps hold for its own use: a wrong key stream).
+    ($r:expr, $v:ident, $slot:ident, block, $s:ident) => {
+        for _ in 0..$r / 2 {
+            double_rounds!(@one $v, $slot,
+                [key, $s, 0, 4, 8, 12, 1, 5, 9, 13], [key, $s, 2, 6, 10, 14, 3, 7, 11, 15],
+                [key, $s, 0, 5, 10, 15, 1, 6, 11, 12], [key, $s, 2, 7, 8, 13, 3, 4, 9, 14]);
+        }
+    };
     ($r:expr, $v:ident, $slot:ident, yes, $h:ident, $blocks:ident, $key:ident) => {
         // The double rounds that hash four blocks (one in each step) come
         // first; the others hash three.
@@ -269,67 +315,94 @@ macro_rules! double_rounds {
         for i in 0..$r / 2 {
             if i < four {
                 double_rounds!(@one $v, $slot, [yes, $h, $key, m],
-                    [yes, $h, $key, m.wrapping_add(16)], [yes, $h, $key, m.wrapping_add(32)],
-                    [yes, $h, $key, m.wrapping_add(48)]);
+                    [yes, $h, $key, (m.wrapping_add(16))], [yes, $h, $key, (m.wrapping_add(32))],
+                    [yes, $h, $key, (m.wrapping_add(48))]);
                 m = m.wrapping_add(64);
             } else {
                 double_rounds!(@one $v, $slot, [no], [yes, $h, $key, m],
-                    [yes, $h, $key, m.wrapping_add(16)], [yes, $h, $key, m.wrapping_add(32)]);
+                    [yes, $h, $key, (m.wrapping_add(16))], [yes, $h, $key, (m.wrapping_add(32))]);
                 m = m.wrapping_add(48);
             }
         }
     };
-    // One double round, each step `[no]` or `[yes, h, key, block]`. The
-    // steps with the swap write memory.
-    (@one $v:ident, $slot:ident,
-     [$p1:ident $(, $h1:ident, $k1:ident, $m1:expr)?], [$p2:ident $(, $h2:ident, $k2:ident, $m2:expr)?],
-     [$p3:ident $(, $h3:ident, $k3:ident, $m3:expr)?], [$p4:ident $(, $h4:ident, $k4:ident, $m4:expr)?]) => {
-        step!(@hash $p1 [$($h1, $k1, $m1)?], $v, concat!(
+    // One double round, each step `[no]`, `[yes, h, key, block]` or `[key,
+    // words, indices]`. The steps with the swap write memory.
+    (@one $v:ident, $slot:ident, [$p1:ident $(, $x1:tt)*], [$p2:ident $(, $x2:tt)*],
+     [$p3:ident $(, $x3:tt)*], [$p4:ident $(, $x4:tt)*]) => {
+        step!(@hash $p1 [$($x1),*], $v, concat!(
             qr2!($p1; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
             "vmovdqa ymm15, ymmword ptr [{s}]\n",
             "vmovdqa ymmword ptr [{s}], ymm8\n",
         ), (nostack), s = in(reg) &raw mut $slot,);
-        step!(@hash $p2 [$($h2, $k2, $m2)?], $v,
+        step!(@hash $p2 [$($x2),*], $v,
             qr2!($p2; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
             (pure, readonly, nostack),);
-        step!(@hash $p3 [$($h3, $k3, $m3)?], $v, concat!(
+        step!(@hash $p3 [$($x3),*], $v, concat!(
             qr2!($p3; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
             "vmovdqa ymm8, ymmword ptr [{s}]\n",
             "vmovdqa ymmword ptr [{s}], ymm15\n",
         ), (nostack), s = in(reg) &raw mut $slot,);
-        step!(@hash $p4 [$($h4, $k4, $m4)?], $v,
+        step!(@hash $p4 [$($x4),*], $v,
             qr2!($p4; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
             (pure, readonly, nostack),);
     };
 }
 
-/// What [`keystream`]'s rounds do besides: nothing (`()`), or hash Poly1305
-/// blocks ([`Hash`]). A type rather than an `Option` so that each use gets
-/// its own copy of the rounds, without a branch or the unused path.
+/// What [`keystream`]'s rounds do besides: nothing (`()`), hash Poly1305
+/// blocks ([`Hash`]), or run the rounds of one more block on the integer
+/// units ([`ScalarBlock`]). A type rather than an enum argument so that each
+/// use gets its own copy of the rounds, without a branch or the unused paths.
 pub(super) trait Stitch: Sized {
-    /// The Poly1305 work, if any.
+    /// The work, if any.
     #[cfg(target_arch = "x86_64")]
-    fn into_hash<'a>(self) -> Option<Hash<'a>>
+    fn into_work<'a>(self) -> Work<'a>
     where
         Self: 'a;
+}
+
+/// [`Stitch`]'s work.
+#[cfg(target_arch = "x86_64")]
+pub(super) enum Work<'a> {
+    Nothing,
+    Hash(Hash<'a>),
+    Block(&'a mut [u32; 16]),
 }
 
 impl Stitch for () {
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn into_hash<'a>(self) -> Option<Hash<'a>> {
-        None
+    fn into_work<'a>(self) -> Work<'a> {
+        Work::Nothing
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Stitch for Hash<'_> {
     #[inline(always)]
-    fn into_hash<'a>(self) -> Option<Hash<'a>>
+    fn into_work<'a>(self) -> Work<'a>
     where
         Self: 'a,
     {
-        Some(self)
+        Work::Hash(self)
+    }
+}
+
+/// A ChaCha state whose `R` rounds (no feed-forward) run in scalar
+/// registers between the vector steps of [`keystream`]: ChaCha20-Poly1305's
+/// one-time key block beside its first batch. On its own the block waits on
+/// its own dependency chains (about 100 ns on Zen 4); here it takes the
+/// integer units the vector rounds leave idle.
+#[cfg(target_arch = "x86_64")]
+pub(super) struct ScalarBlock<'a>(pub(super) &'a mut [u32; 16]);
+
+#[cfg(target_arch = "x86_64")]
+impl Stitch for ScalarBlock<'_> {
+    #[inline(always)]
+    fn into_work<'a>(self) -> Work<'a>
+    where
+        Self: 'a,
+    {
+        Work::Block(self.0)
     }
 }
 
@@ -373,9 +446,16 @@ impl<'a> Hash<'a> {
 fn rounds_asm<const R: usize>(x: &mut [__m256i; 16], stitch: impl Stitch) {
     let mut v = *x;
     let mut slot = x[15];
-    match stitch.into_hash() {
-        None => double_rounds!(R, v, slot, no),
-        Some(Hash { h, key, blocks }) => {
+    match stitch.into_work() {
+        Work::Nothing => double_rounds!(R, v, slot, no),
+        Work::Block(words) => {
+            let mut s = *words;
+            double_rounds!(R, v, slot, block, s);
+            *words = s;
+            // `s` is a plain local, in registers or spilled: wipe its copy.
+            zeroize::Zeroize::zeroize(&mut s);
+        }
+        Work::Hash(Hash { h, key, blocks }) => {
             assert!(
                 blocks.len().is_multiple_of(16)
                     && (48 * (R / 2)..=64 * (R / 2)).contains(&blocks.len()),

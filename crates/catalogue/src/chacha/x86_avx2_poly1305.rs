@@ -17,9 +17,11 @@
 //!
 //! Opening hashes each batch's ciphertext while it computes the batch's key
 //! stream, then decrypts it; sealing hashes the previous batch's ciphertext
-//! (one batch behind) and the last one after the loop.
+//! (one batch behind) and the last one after the loop. So sealing has no
+//! Poly1305 work in its first batch, and [`seal_keyed`] runs the rounds of
+//! block 0, the one-time key, on the integer units there instead of before.
 
-use super::x86_avx2::{Hash, N, Words, broadcast, keystream, xor_out};
+use super::x86_avx2::{Hash, N, ScalarBlock, Words, broadcast, keystream, xor_out};
 use super::{BLOCK, KEY_LEN, NONCE_LEN, state};
 use crate::dispatch::ChaChaImpl;
 use crate::wide::poly1305::{self, Key, Poly1305Hash};
@@ -77,16 +79,30 @@ fn hash_batch(src: &[u8], key: Key, h: &mut [u64; 3]) {
 #[target_feature(enable = "avx2,bmi2")]
 unsafe fn seal_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 3]) {
     debug_assert!(data.len().is_multiple_of(BATCH));
-    let batches = data.len() / BATCH;
-    if batches == 0 {
+    if data.is_empty() {
         return;
     }
-    let mut hh = *h;
-    let mut ctr = st[12];
-    let st = &Zeroizing::new(broadcast(st));
+    let words = Zeroizing::new(broadcast(st));
     // Nothing sealed yet to hash while the first batch's key stream runs.
     // SAFETY: AVX2 is enabled here.
-    xor_out(&unsafe { keystream::<20>(st, ctr, ()) }, &mut data[..BATCH]);
+    xor_out(
+        &unsafe { keystream::<20>(&words, st[12], ()) },
+        &mut data[..BATCH],
+    );
+    // SAFETY: AVX2 and BMI2 are enabled here.
+    unsafe { seal_after_first(&words, st[12], data, key, h) };
+}
+
+/// [`seal_batches`] after the first batch, which is sealed (from counter
+/// `ctr`) but not hashed.
+///
+/// # Safety
+/// The CPU must support AVX2 and BMI2.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn seal_after_first(st: &Words, ctr: u32, data: &mut [u8], key: Key, h: &mut [u64; 3]) {
+    let batches = data.len() / BATCH;
+    let mut hh = *h;
+    let mut ctr = ctr;
     for i in 1..batches {
         ctr = ctr.wrapping_add(N as u32);
         let (done, rest) = data.split_at_mut(i * BATCH);
@@ -115,6 +131,57 @@ unsafe fn open_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 
         ctr = ctr.wrapping_add(N as u32);
     }
     *h = hh;
+}
+
+/// ChaCha20-Poly1305 sealing of the whole 512-byte batches of `data` (at
+/// least one) for `key` and `nonce`, from block 1, with block 0, the
+/// one-time key, made beside the first batch ([`ScalarBlock`]): `start`
+/// takes block 0 and returns the hash keyed with it (that has absorbed the
+/// aad) and anything else it keeps of it; the ciphertext is then absorbed
+/// as in [`seal`]. Returns the bytes done, the hash and what `start` kept.
+///
+/// # Panics
+/// If the CPU cannot run it ([`runnable`]), `data` holds no whole batch,
+/// or the batches would run the block counter past `u32::MAX`.
+pub(crate) fn seal_keyed<T>(
+    key: &[u8; KEY_LEN],
+    nonce: &[u8; NONCE_LEN],
+    data: &mut [u8],
+    start: impl FnOnce(&[u8; BLOCK]) -> (Poly1305Hash, T),
+) -> (usize, Poly1305Hash, T) {
+    assert!(runnable(), "AVX2 and BMI2");
+    let data = whole_batches(1, data);
+    assert!(!data.is_empty(), "a whole batch");
+    let st = Zeroizing::new(state(key, 1, nonce));
+    let init0 = Zeroizing::new(state(key, 0, nonce));
+    let mut x0 = Zeroizing::new(*init0);
+    // SAFETY: `runnable` checked AVX2 and BMI2.
+    let words = Zeroizing::new(unsafe { broadcast(&st) });
+    let first: &mut [u8; BATCH] = (&mut data[..BATCH]).try_into().expect("a batch");
+    // SAFETY: as above.
+    unsafe { first_batch_keyed(&words, first, &mut x0) };
+    let mut block0 = Zeroizing::new([0u8; BLOCK]);
+    for ((o, x), i) in block0.chunks_exact_mut(4).zip(x0.iter()).zip(init0.iter()) {
+        o.copy_from_slice(&x.wrapping_add(*i).to_le_bytes());
+    }
+    let (mut mac, kept) = start(&block0);
+    let (k, mut h) = mac.state();
+    // SAFETY: as above.
+    unsafe { seal_after_first(&words, 1, data, k, &mut h) };
+    mac.set_h(h);
+    (data.len(), mac, kept)
+}
+
+/// The first batch (counter 1) of [`seal_keyed`] XORed into `out`, with the
+/// rounds of `x0` beside it.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn first_batch_keyed(st: &Words, out: &mut [u8; BATCH], x0: &mut [u32; 16]) {
+    // SAFETY: AVX2 is enabled here.
+    let ks = Zeroizing::new(unsafe { keystream::<20>(st, 1, ScalarBlock(x0)) });
+    xor_out(&ks, out);
 }
 
 /// The whole batches of `data`, checked against the counter's end.
