@@ -255,6 +255,8 @@ impl ChaCha20Poly1305 {
             "ChaCha20-Poly1305: message too long"
         );
         let (imp, poly) = self.plan(data.len(), true);
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = imp;
         #[cfg(target_arch = "x86_64")]
         if poly == Poly::Stitched
             && imp == ChaChaImpl::Avx2
