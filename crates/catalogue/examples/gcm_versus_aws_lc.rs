@@ -5,9 +5,10 @@
 //! makes single timings noisy.
 //!
 //! Measured like `clustercrypt bench`: a 1 MiB buffer sealed (then opened) in
-//! 64 KiB requests, one thread, MiB = 2^20 bytes. The implementations
-//! alternate round by round, `--runs` rounds (default 7) of `--time` seconds
-//! (default 0.3) each, and each figure is the fastest single pass of all.
+//! 64 KiB requests (`--request BYTES` for other sizes), one thread, MiB =
+//! 2^20 bytes. The implementations alternate round by round, `--runs`
+//! rounds (default 7) of `--time` seconds (default 0.3) each, and each figure
+//! is the fastest single pass of all.
 //!
 //! ```text
 //! CLUSTERCRYPT_DISABLE_HWF=vaes,vpclmulqdq,avx512 \
@@ -22,7 +23,6 @@ use clustercrypt_catalogue::dispatch;
 use clustercrypt_catalogue::gcm::{AesGcm, GhashImpl};
 
 const BUFFER: usize = 1 << 20;
-const REQUEST: usize = 64 << 10;
 
 /// One contender: seals (`false`) or opens (`true`) a request with nonce `i`.
 type Op<'a> = Box<dyn FnMut(bool, usize, &mut [u8], &mut [u8; 16]) + 'a>;
@@ -34,8 +34,8 @@ type Op<'a> = Box<dyn FnMut(bool, usize, &mut [u8], &mut [u8; 16]) + 'a>;
 /// CTR is its own inverse: sealing ciphertext X gives Y = X + keystream,
 /// and opening Y gives X back. So the opening passes alternate between X
 /// and Y, each with the tags its sealing gave, and every tag verifies.
-fn speed(op: &mut Op, buf: &mut [u8], time: Duration) -> (f64, f64) {
-    let n = BUFFER / REQUEST;
+fn speed(op: &mut Op, buf: &mut [u8], request: usize, time: Duration) -> (f64, f64) {
+    let n = BUFFER.div_ceil(request);
     let mut tags = [vec![[0u8; 16]; n], vec![[0u8; 16]; n]];
     let mib = BUFFER as f64 / (1 << 20) as f64;
     let mut best = [f64::MAX; 2];
@@ -44,13 +44,13 @@ fn speed(op: &mut Op, buf: &mut [u8], time: Duration) -> (f64, f64) {
         let mut which = 1;
         if open {
             // The buffer is X (tags[0]); one more sealing pass makes Y (tags[1]).
-            for (i, req) in buf.chunks_mut(REQUEST).enumerate() {
+            for (i, req) in buf.chunks_mut(request).enumerate() {
                 op(false, i, req, &mut tags[1][i]);
             }
         }
         while start.elapsed() < time {
             let t = Instant::now();
-            for (i, req) in buf.chunks_mut(REQUEST).enumerate() {
+            for (i, req) in buf.chunks_mut(request).enumerate() {
                 op(open, i, req, &mut tags[if open { which } else { 0 }][i]);
             }
             best[usize::from(open)] = best[usize::from(open)].min(t.elapsed().as_secs_f64());
@@ -69,12 +69,20 @@ fn nonce(i: usize) -> [u8; 12] {
 fn main() {
     let mut runs = 7;
     let mut time = 0.3;
+    let mut request = 64 << 10;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--runs" => runs = args.next().and_then(|v| v.parse().ok()).expect("--runs N"),
             "--time" => time = args.next().and_then(|v| v.parse().ok()).expect("--time S"),
-            _ => panic!("usage: gcm_versus_aws_lc [--runs N] [--time SECONDS]"),
+            "--request" => {
+                request = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&r| r > 0)
+                    .expect("--request BYTES")
+            }
+            _ => panic!("usage: gcm_versus_aws_lc [--runs N] [--time SECONDS] [--request BYTES]"),
         }
     }
     let time = Duration::from_secs_f64(time);
@@ -127,12 +135,12 @@ fn main() {
         let mut buf = vec![0u8; BUFFER];
         for _ in 0..runs {
             for (op, b) in ops.iter_mut().zip(&mut best) {
-                let (e, d) = speed(op, &mut buf, time);
+                let (e, d) = speed(op, &mut buf, request, time);
                 *b = (b.0.max(e), b.1.max(d));
             }
         }
         for (n, (e, d)) in names.iter().zip(&best) {
-            println!("aes-gcm:{bits} {n:<28} seal {e:8.1} open {d:8.1} MiB/s");
+            println!("aes-gcm:{bits} {request}-byte requests {n:<28} seal {e:8.1} open {d:8.1} MiB/s");
         }
     }
 }

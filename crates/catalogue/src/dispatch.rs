@@ -395,8 +395,11 @@ impl ChaChaPolyImpl {
 ///   1 MiB in 64 KiB requests, best of 7 alternating runs, seal/open MiB/s:
 ///   ours 3747/3787, AWS-LC (its AVX2 code) 2483/2536; in the same
 ///   comparison OpenSSL 3.0 (AVX-512 ChaCha20, then Poly1305) 3516/3509,
-///   libgcrypt 1.10 3234/3268. With AVX-512 but no IFMA (Skylake-X to
-///   Cascade Lake): AWS-LC (not measured; no such machine).
+///   libgcrypt 1.10 3234/3268. Data under 4 KiB (sealing) or 8 KiB
+///   (opening) takes the stitched AVX2 pass instead (its fixed costs are
+///   lower; see `IFMA_SEAL_FROM` in [`crate::aead::chacha20_poly1305`]).
+///   With AVX-512 but no IFMA (Skylake-X to Cascade Lake): AWS-LC (not
+///   measured; no such machine).
 /// * x86-64 below AVX2 with SSSE3: ours, ChaCha20 on SSSE3 and Poly1305
 ///   (`mulx` where the CPU has BMI2, else plain `mul`) stitched into one
 ///   pass (`crate::chacha::x86_ssse3_poly1305`). Instructions per byte
