@@ -140,7 +140,9 @@ fn main() {
             }
         }
         for (n, (e, d)) in names.iter().zip(&best) {
-            println!("aes-gcm:{bits} {request}-byte requests {n:<28} seal {e:8.1} open {d:8.1} MiB/s");
+            println!(
+                "aes-gcm:{bits} {request}-byte requests {n:<28} seal {e:8.1} open {d:8.1} MiB/s"
+            );
         }
     }
 }
