@@ -1174,7 +1174,9 @@ impl CipherOp for Rc4Op {
 /// ciphertext C gives P and decrypting P (as if it were ciphertext) gives C.
 /// [`CipherOp::prepare_decrypt_bench`] seals each request twice to learn the
 /// tag of both states, and each decryption then verifies the tag of the state
-/// the request is in and flips it.
+/// the request is in and flips it. A decryption that fails authentication
+/// releases no plaintext: ours leaves the request as it was, AWS-LC's zeroes
+/// it ([`Aead::open`]).
 pub struct AeadOp {
     spec: CipherSpec,
     aead: Aead,
