@@ -258,29 +258,24 @@ impl ChaCha20Poly1305 {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = imp;
         #[cfg(target_arch = "x86_64")]
-        if poly == Poly::Stitched
-            && imp == ChaChaImpl::Avx2
-            && data.len() >= chacha::x86_avx2_poly1305::BATCH
-        {
-            // Block 0 beside the first batch: see `seal_keyed`.
+        if poly == Poly::Stitched {
             let (done, mut mac, s) =
-                chacha::x86_avx2_poly1305::seal_keyed(&self.key, nonce, data, |block0| {
-                    Self::mac_keyed(block0, poly, aad)
-                });
+                if imp == ChaChaImpl::Avx2 && data.len() >= chacha::x86_avx2_poly1305::BATCH {
+                    // Block 0 beside the first batch: see `seal_keyed`.
+                    chacha::x86_avx2_poly1305::seal_keyed(&self.key, nonce, data, |block0| {
+                        Self::mac_keyed(block0, poly, aad)
+                    })
+                } else {
+                    let (mut mac, s) = self.mac_start(poly, nonce, aad);
+                    let done = self.stitched_batches(imp, nonce, data, &mut mac, true);
+                    (done, mac, s)
+                };
             let rest = &mut data[done..];
             self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
             mac.update_padded(rest);
             return Self::mac_finish(&mut mac, &s, aad.len(), data.len());
         }
         let (mut mac, s) = self.mac_start(poly, nonce, aad);
-        #[cfg(target_arch = "x86_64")]
-        if poly == Poly::Stitched {
-            let done = self.stitched_batches(imp, nonce, data, &mut mac, true);
-            let rest = &mut data[done..];
-            self.xor(nonce, 1 + (done / chacha::BLOCK) as u32, rest);
-            mac.update_padded(rest);
-            return Self::mac_finish(&mut mac, &s, aad.len(), data.len());
-        }
         let mut counter = 1u32;
         for chunk in data.chunks_mut(CHUNK) {
             self.xor(nonce, counter, chunk);

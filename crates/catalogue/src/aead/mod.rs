@@ -182,8 +182,6 @@ mod tests {
     use super::*;
     use crate::chacha::{implementations, runnable};
 
-    /// Ours, on every ChaCha kernel this CPU runs, and AWS-LC open each
-    /// other's messages, and the rows name what ran.
     /// Equal tags compare equal; a flip of any one bit, or of two bits in
     /// different halves, does not.
     #[test]
@@ -199,6 +197,8 @@ mod tests {
         }
     }
 
+    /// Ours, on every ChaCha kernel this CPU runs, and AWS-LC open each
+    /// other's messages, and the rows name what ran.
     #[test]
     fn ours_and_aws_lc_open_each_others_messages() {
         let key = [0x24u8; 32];

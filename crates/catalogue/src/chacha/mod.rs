@@ -134,14 +134,22 @@ struct TailBuf<const N: usize>([u8; N]);
 impl<const N: usize> Drop for TailBuf<N> {
     fn drop(&mut self) {
         const { assert!(N.is_multiple_of(8)) };
-        let words = self.0.as_mut_ptr().cast::<u64>();
-        for i in 0..N / 8 {
-            // SAFETY: the buffer is 64-byte aligned and `N` a multiple of 8,
-            // so word `i` is an aligned `u64` inside it.
-            unsafe { core::ptr::write_volatile(words.add(i), 0) };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: the buffer is 64-byte aligned and `N` a multiple of 8.
+        unsafe { wipe_u64s(self.0.as_mut_ptr().cast(), N / 8) };
     }
+}
+
+/// Zeroes `n` aligned `u64`s from `p` with volatile stores, so that the wipe
+/// is not elided.
+///
+/// # Safety
+/// `p` must be 8-aligned and valid for writes of `n` `u64`s.
+unsafe fn wipe_u64s(p: *mut u64, n: usize) {
+    for i in 0..n {
+        // SAFETY: word `i` < `n` is inside the caller's buffer and aligned.
+        unsafe { core::ptr::write_volatile(p.add(i), 0) };
+    }
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 #[cfg(target_arch = "aarch64")]
@@ -366,12 +374,8 @@ struct Words([u32; 16]);
 
 impl Drop for Words {
     fn drop(&mut self) {
-        let p = self.0.as_mut_ptr().cast::<u64>();
-        for i in 0..8 {
-            // SAFETY: 64 bytes, 8-aligned: word pair `i` is an aligned u64.
-            unsafe { core::ptr::write_volatile(p.add(i), 0) };
-        }
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        // SAFETY: 64 bytes, 8-aligned.
+        unsafe { wipe_u64s(self.0.as_mut_ptr().cast(), 8) };
     }
 }
 

@@ -180,8 +180,7 @@ pub(crate) fn seal_keyed<T>(
 #[target_feature(enable = "avx2")]
 unsafe fn first_batch_keyed(st: &Words, out: &mut [u8; BATCH], x0: &mut [u32; 16]) {
     // SAFETY: AVX2 is enabled here.
-    let ks = Zeroizing::new(unsafe { keystream::<20>(st, 1, ScalarBlock(x0)) });
-    xor_out(&ks, out);
+    xor_out(&unsafe { keystream::<20>(st, 1, ScalarBlock(x0)) }, out);
 }
 
 /// The whole batches of `data`, checked against the counter's end.
