@@ -282,7 +282,7 @@ pub fn measure_row_pinned(
     for _ in 0..threads {
         ops.push(build(spec, &key)?);
     }
-    let implementation = ops[0].backend();
+    let implementation = ops[0].backend_for(method.request_size);
     if threads == 1 && pins.is_empty() {
         let tally = measure_worker(ops[0].as_mut(), method, clock, cancel, None)?;
         return Ok(RunTally {

@@ -85,6 +85,12 @@ pub trait CipherOp: Send {
     fn spec(&self) -> &CipherSpec;
     /// The implementation that runs, e.g. `vaes512`, `avx2`, `soft`.
     fn backend(&self) -> &'static str;
+    /// The implementation that runs requests of `request` bytes, where it
+    /// depends on the length (the AEADs').
+    fn backend_for(&self, request: usize) -> &'static str {
+        let _ = request;
+        self.backend()
+    }
     /// Encrypts one request in place; its IV or nonce comes from `sector`.
     fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError>;
     /// Decrypts one request in place.
@@ -1219,6 +1225,10 @@ impl CipherOp for AeadOp {
 
     fn backend(&self) -> &'static str {
         self.aead.backend()
+    }
+
+    fn backend_for(&self, request: usize) -> &'static str {
+        self.aead.backend_for(request)
     }
 
     fn encrypt(&mut self, data: &mut [u8], sector: u64) -> Result<(), CipherError> {

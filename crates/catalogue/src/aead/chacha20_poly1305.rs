@@ -166,12 +166,33 @@ impl ChaCha20Poly1305 {
         self.imp
     }
 
-    /// The implementation this key runs, as the dispatch names it.
+    /// The implementation this key runs, as the dispatch names it (for
+    /// long data: see [`ChaCha20Poly1305::name_for`]).
     pub fn implementation(&self) -> ChaChaPolyImpl {
-        match self.poly {
-            Poly::After => ChaChaPolyImpl::Ours(self.imp),
-            Poly::Stitched => ChaChaPolyImpl::stitched(self.imp),
+        Self::implementation_of((self.imp, self.poly))
+    }
+
+    fn implementation_of((imp, poly): (ChaChaImpl, Poly)) -> ChaChaPolyImpl {
+        match poly {
+            Poly::After => ChaChaPolyImpl::Ours(imp),
+            Poly::Stitched => ChaChaPolyImpl::stitched(imp),
             Poly::Ifma => ChaChaPolyImpl::Avx512Ifma,
+        }
+    }
+
+    /// What seals and opens `len` bytes, as rows report it: an IFMA key runs
+    /// short data stitched on AVX2, and from [`IFMA_SEAL_FROM`] up to
+    /// [`IFMA_OPEN_FROM`] it seals on IFMA but opens stitched (named
+    /// `seal/open`).
+    pub fn name_for(&self, len: usize) -> &'static str {
+        let seal = Self::implementation_of(self.plan(len, true));
+        let open = Self::implementation_of(self.plan(len, false));
+        match (seal, open) {
+            (s, o) if s == o => s.name(),
+            (ChaChaPolyImpl::Avx512Ifma, ChaChaPolyImpl::Avx2Stitched) => {
+                "avx512+poly1305-ifma/avx2+poly1305-stitched"
+            }
+            _ => self.implementation().name(),
         }
     }
 

@@ -48,6 +48,12 @@ enum Inner {
     AwsLc(LessSafeKey),
     Ours(ChaCha20Poly1305),
     Gcm(Box<crate::gcm::AesGcm>),
+    /// AES-GCM by AWS-LC from [`dispatch::AWS_LC_GCM_FROM`] bytes of data,
+    /// by ours below ([`dispatch::aes_gcm_short`]).
+    GcmSplit {
+        short: Box<crate::gcm::AesGcm>,
+        long: LessSafeKey,
+    },
 }
 
 /// The AEAD rejected a ciphertext: wrong key, or the data or tag was changed.
@@ -111,11 +117,27 @@ impl Aead {
             (AeadAlgorithm::ChaCha20Poly1305, 32) => &aead::CHACHA20_POLY1305,
             _ => return None,
         };
-        let key = LessSafeKey::new(UnboundKey::new(alg, key).ok()?);
-        Some(Aead {
-            inner: Inner::AwsLc(key),
-            algorithm,
-        })
+        let long = LessSafeKey::new(UnboundKey::new(alg, key).ok()?);
+        let inner = match dispatch::aes_gcm_short() {
+            Some(ghash) if algorithm == AeadAlgorithm::AesGcm => Inner::GcmSplit {
+                short: Box::new(crate::gcm::AesGcm::new(key, ghash)?),
+                long,
+            },
+            _ => Inner::AwsLc(long),
+        };
+        Some(Aead { inner, algorithm })
+    }
+
+    /// AWS-LC's key for `len` bytes of data, or ours if ours runs them.
+    fn key_for(&self, len: usize) -> Result<&LessSafeKey, Ours<'_>> {
+        match &self.inner {
+            Inner::Ours(c) => Err(Ours::ChaCha(c)),
+            Inner::Gcm(g) => Err(Ours::Gcm(g)),
+            Inner::GcmSplit { short, .. } if len < dispatch::AWS_LC_GCM_FROM => {
+                Err(Ours::Gcm(short))
+            }
+            Inner::GcmSplit { long, .. } | Inner::AwsLc(long) => Ok(long),
+        }
     }
 
     /// Encrypts `data` in place and returns the tag.
@@ -124,10 +146,10 @@ impl Aead {
     /// If `data` is longer than the algorithm allows (for ChaCha20-Poly1305
     /// [`chacha20_poly1305::MAX_DATA_LEN`], about 256 GiB).
     pub fn seal(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], data: &mut [u8]) -> [u8; TAG_LEN] {
-        let key = match &self.inner {
-            Inner::Ours(c) => return c.seal(nonce, aad, data),
-            Inner::Gcm(g) => return g.seal(nonce, aad, data),
-            Inner::AwsLc(key) => key,
+        let key = match self.key_for(data.len()) {
+            Err(Ours::ChaCha(c)) => return c.seal(nonce, aad, data),
+            Err(Ours::Gcm(g)) => return g.seal(nonce, aad, data),
+            Ok(key) => key,
         };
         let tag = key
             .seal_in_place_separate_tag(Nonce::assume_unique_for_key(*nonce), Aad::from(aad), data)
@@ -146,10 +168,10 @@ impl Aead {
         data: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<(), AuthError> {
-        let key = match &self.inner {
-            Inner::Ours(c) => return c.open(nonce, aad, data, tag),
-            Inner::Gcm(g) => return g.open(nonce, aad, data, tag),
-            Inner::AwsLc(key) => key,
+        let key = match self.key_for(data.len()) {
+            Err(Ours::ChaCha(c)) => return c.open(nonce, aad, data, tag),
+            Err(Ours::Gcm(g)) => return g.open(nonce, aad, data, tag),
+            Ok(key) => key,
         };
         key.open_in_place_separate_tag(
             Nonce::assume_unique_for_key(*nonce),
@@ -169,12 +191,24 @@ impl Aead {
         allow(unreachable_code)
     )]
     pub fn backend(&self) -> &'static str {
-        match &self.inner {
-            Inner::Ours(c) => c.implementation().name(),
-            Inner::Gcm(g) => dispatch::gcm_name(g.ghash()),
-            Inner::AwsLc(_) => dispatch::aws_lc_aead_name(self.algorithm == AeadAlgorithm::AesGcm),
+        self.backend_for(usize::MAX)
+    }
+
+    /// Which implementation runs `len` bytes of data, as rows report it
+    /// ([`Aead::backend`] names the one for long data).
+    pub fn backend_for(&self, len: usize) -> &'static str {
+        match self.key_for(len) {
+            Err(Ours::ChaCha(c)) => c.name_for(len),
+            Err(Ours::Gcm(g)) => dispatch::gcm_name(g.ghash()),
+            Ok(_) => dispatch::aws_lc_aead_name(self.algorithm == AeadAlgorithm::AesGcm),
         }
     }
+}
+
+/// An AEAD key of ours ([`Aead::key_for`]).
+enum Ours<'a> {
+    ChaCha(&'a ChaCha20Poly1305),
+    Gcm(&'a crate::gcm::AesGcm),
 }
 
 #[cfg(test)]
@@ -247,6 +281,63 @@ mod tests {
             ChaChaPolyImpl::Ours(ChaChaImpl::Soft),
         );
         assert!(short.is_none());
+    }
+
+    /// AES-GCM as the dispatch keys it, on both sides of
+    /// [`dispatch::AWS_LC_GCM_FROM`] (ours below it where AWS-LC's VAES-512
+    /// code runs the rest): the same ciphertext and tag as AWS-LC alone,
+    /// each opens the other's, a changed tag fails, and rows name what ran.
+    #[test]
+    fn aes_gcm_either_side_of_the_split_agrees_with_aws_lc() {
+        let from = dispatch::AWS_LC_GCM_FROM;
+        if dispatch::aes_gcm_short().is_none() {
+            eprintln!("note: AES-GCM runs one implementation at every length at this tier");
+        }
+        for (alg, key_len) in [(&aead::AES_128_GCM, 16), (&aead::AES_256_GCM, 32)] {
+            let key: Vec<u8> = (0..key_len).map(|i| (i * 29 + 3) as u8).collect();
+            let ours = Aead::new(AeadAlgorithm::AesGcm, &key).unwrap();
+            let aws = LessSafeKey::new(UnboundKey::new(alg, &key).unwrap());
+            for len in [0, 1, 16, 511, 512, from - 1, from, from + 17, 3 * from] {
+                let name = match (dispatch::aes_gcm(), dispatch::aes_gcm_short()) {
+                    (Some(g), _) => dispatch::gcm_name(g),
+                    (None, Some(g)) if len < from => dispatch::gcm_name(g),
+                    (None, _) => dispatch::aws_lc_aead_name(true),
+                };
+                assert_eq!(ours.backend_for(len), name, "{len}");
+                let pt: Vec<u8> = (0..len).map(|i| (i * 13 + len) as u8).collect();
+                let nonce = [len as u8 ^ 0x5a; NONCE_LEN];
+                let aad = [7u8; 20];
+                let (mut a, mut b) = (pt.clone(), pt.clone());
+                let tag = ours.seal(&nonce, &aad, &mut a);
+                let theirs = aws
+                    .seal_in_place_separate_tag(
+                        Nonce::assume_unique_for_key(nonce),
+                        Aad::from(&aad[..]),
+                        &mut b,
+                    )
+                    .unwrap();
+                assert_eq!(
+                    (&a[..], &tag[..]),
+                    (&b[..], theirs.as_ref()),
+                    "{name} {len}"
+                );
+                let mut bad = tag;
+                bad[15] ^= 0x80;
+                assert!(
+                    ours.open(&nonce, &aad, &mut a.clone(), &bad).is_err(),
+                    "{len}"
+                );
+                ours.open(&nonce, &aad, &mut b, &tag).unwrap();
+                aws.open_in_place_separate_tag(
+                    Nonce::assume_unique_for_key(nonce),
+                    Aad::from(&aad[..]),
+                    &tag,
+                    &mut a,
+                )
+                .unwrap();
+                assert!(a == pt && b == pt, "{name} {len}");
+            }
+        }
     }
 
     #[test]

@@ -75,6 +75,17 @@ fn an_ifma_key_runs_short_data_stitched() {
             ] {
                 assert!(aead.plan(len, seal) == want, "{len} bytes, seal {seal}");
             }
+            // Rows name what ran, sealing/opening where they differ.
+            for (len, name) in [
+                (512, "avx2+poly1305-stitched"),
+                (
+                    IFMA_SEAL_FROM,
+                    "avx512+poly1305-ifma/avx2+poly1305-stitched",
+                ),
+                (IFMA_OPEN_FROM, "avx512+poly1305-ifma"),
+            ] {
+                assert_eq!(aead.name_for(len), name, "{len} bytes");
+            }
         }
     } else {
         eprintln!("note: no AVX-512 IFMA on this CPU; the IFMA key's plan is not tested");
@@ -84,6 +95,7 @@ fn an_ifma_key_runs_short_data_stitched() {
             for len in [0, 512, IFMA_SEAL_FROM, IFMA_OPEN_FROM, 1 << 20] {
                 assert!(aead.plan(len, true) == (aead.imp, aead.poly));
                 assert!(aead.plan(len, false) == (aead.imp, aead.poly));
+                assert_eq!(aead.name_for(len), aead.implementation().name());
             }
         }
     }
