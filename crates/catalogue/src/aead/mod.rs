@@ -185,17 +185,17 @@ impl Aead {
 
     /// Which implementation runs, as rows report it: ours names its ChaCha
     /// kernel (`"neon+poly1305"`), AWS-LC's what it runs on this CPU.
-    // On 32-bit ARM `GhashImpl` has no variant, so the GCM arm is unreachable.
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(unreachable_code)
-    )]
     pub fn backend(&self) -> &'static str {
         self.backend_for(usize::MAX)
     }
 
     /// Which implementation runs `len` bytes of data, as rows report it
     /// ([`Aead::backend`] names the one for long data).
+    // On 32-bit ARM `GhashImpl` has no variant, so the GCM arm is unreachable.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(unreachable_code)
+    )]
     pub fn backend_for(&self, len: usize) -> &'static str {
         match self.key_for(len) {
             Err(Ours::ChaCha(c)) => c.name_for(len),
