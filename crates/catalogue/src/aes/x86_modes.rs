@@ -796,8 +796,15 @@ unsafe fn xts_dir<V: Lanes, const NR: usize, const W: usize, const ENC: bool>(
             // Each tweak is a few operations from the same lane's of this
             // batch, independent of the rounds; the out-of-order core
             // overlaps them (no hook: it would be a closure, see above).
+            // One block a register: a chain of doublings from the batch's
+            // last tweak, 5 operations a tweak where times α^W from the same
+            // lane is 9. They share the vector ports with AESENC (two of the
+            // four on Zen), so at 512 bytes, where no ring runs, the fewer
+            // the faster.
             for j in 0..W {
-                next[j] = if n * W as i32 == 16 {
+                next[j] = if V::N == 1 {
+                    double(if j == 0 { tw[W - 1] } else { next[j - 1] }, poly)
+                } else if n * W as i32 == 16 {
                     tw[j].mul_alpha16(low, poly)
                 } else {
                     tw[j].mul_alpha(n * W as i32, low, poly)
