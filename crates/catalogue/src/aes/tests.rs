@@ -239,7 +239,7 @@ fn every_backend_matches_the_oracle_in_xts() {
 /// 16; 8 batches, each written 7 batches ahead): 1 to 20 batches of 12, and
 /// 8 and 16 blocks times 1 to 10, each -1, 0 and +1 block, and a stolen
 /// partial block after; then the same lengths past 64 KiB, where both x86
-/// backends run their rings (`RING_FROM`: 4 KiB for AES-NI, 64 KiB for
+/// backends run their rings (`RING_FROM`: 16 KiB for AES-NI, 64 KiB for
 /// VAES-256). The registers' tweaks, the ring's prefill, its wrap at every
 /// batch count modulo 8 and the tweak it returns for the blocks after the
 /// batches are then all crossed in every key size.

@@ -320,13 +320,17 @@ const XW: usize = 12;
 const RING: usize = 8;
 
 /// Requests from which XTS runs [`xts_batches`]; shorter ones make their
-/// tweaks in registers. The ring's fixed cost (its tweaks made one after the
-/// other before the loop, its wipe) is paid back from about 4 KiB: on one
-/// Zen 3, MiB/s with the ring against without, 512 B 1,800 / 2,950, 2 KiB
-/// 3,000 / 3,500, 4 KiB 3,400-4,500 / 3,500, 8 KiB 5,200 / 3,900 (the ring
-/// made in place); 16 KiB 4,700 / 3,700, 64 KiB 4,900 / 3,600 (the ring
-/// before that). `tests.rs` crosses the ring from 64 KiB.
-pub(super) const RING_FROM: usize = 4096;
+/// tweaks in registers, each a doubling of the one before. The ring's fixed
+/// cost (its tweaks made one after the other before the loop, its wipe) is
+/// paid back from 16 KiB: on the 2-core Zen 4 VM (`compare.py --tier
+/// aesni-avx2 --request-size N`, best of 7), AES-128 / AES-256 XTS
+/// encryption MiB/s with the ring against without, 4 KiB 7,478 / 5,785
+/// against 8,639 / 6,725, 8 KiB 8,858 / 6,507 against 9,020 / 6,941, 16 KiB
+/// 9,804 / 7,239 against 8,927 / 7,055, 32 KiB 10,308 / 7,274 against 9,058
+/// / 7,006, 64 KiB 10,577 / 7,563 against 8,982 / 7,123. (With the register
+/// tweaks made times α^8 from the same lane, 9 operations each, the ring won
+/// from 4 KiB on Zen 3.) `tests.rs` crosses the ring from 64 KiB.
+pub(super) const RING_FROM: usize = 16 * 1024;
 
 /// The ring of tweaks of [`xts_batches`] (and of the VAES-256 XTS loop),
 /// `B` blocks a batch: batch `i` reads slot `i % RING`. It holds tweaks
