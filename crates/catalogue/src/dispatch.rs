@@ -325,9 +325,8 @@ pub fn aes_gcm() -> Option<crate::gcm::GhashImpl> {
 }
 
 /// The shortest request AWS-LC's VAES-512 AES-GCM runs where
-/// [`aes_gcm_short_for`] names ours for the shorter ones. AWS-LC's code
-/// works through 256 bytes a step and hashes them with its own powers of
-/// `H`; a short request pays for that in its setup and tail. On the 2-core
+/// [`aes_gcm_short_for`] names ours for the shorter ones: its fixed cost per
+/// request is higher than ours, its cost per byte lower. On the 2-core
 /// Zen 4 VM (`examples/gcm_versus_aws_lc.rs --request N`, fastest pass of
 /// 7 alternating rounds, seal/open MiB/s, ours on VAES-512 with VPCLMULQDQ
 /// on 256-bit registers against AWS-LC), AES-256: 512 B 3627/3427 against
