@@ -15,6 +15,8 @@
 
 use std::time::{Duration, Instant};
 
+mod common;
+
 use clustercrypt_catalogue::aead::chacha20_poly1305::{ifma_runnable, stitched_implementations};
 use clustercrypt_catalogue::aead::{Aead, AeadAlgorithm, TAG_LEN};
 use clustercrypt_catalogue::chacha::{implementations, runnable};
@@ -75,30 +77,13 @@ fn main() {
             .expect("run again with the library mask");
         std::process::exit(status.code().unwrap_or(1));
     }
-    let mut runs = 7;
-    let mut time = Duration::from_millis(300);
-    let mut request = 64 << 10;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--runs" => runs = args.next().and_then(|v| v.parse().ok()).expect("--runs N"),
-            "--time" => {
-                time = Duration::from_secs_f64(
-                    args.next()
-                        .and_then(|v| v.parse().ok())
-                        .expect("--time SECONDS"),
-                )
-            }
-            "--request" => {
-                request = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&r| r > 0)
-                    .expect("--request BYTES")
-            }
-            _ => panic!("unknown argument {a}"),
-        }
-    }
+    let common::Options {
+        runs,
+        time,
+        request,
+    } = common::Options::from_args(
+        "chacha_poly_versus_aws_lc [--runs N] [--time SECONDS] [--request BYTES]",
+    );
     let key = [0x42u8; 32];
     let mut imps = vec![ChaChaPolyImpl::AwsLc];
     imps.extend(

@@ -17,6 +17,8 @@
 
 use std::time::{Duration, Instant};
 
+mod common;
+
 use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
 use clustercrypt_catalogue::aes::AesModes;
 use clustercrypt_catalogue::dispatch;
@@ -67,25 +69,13 @@ fn nonce(i: usize) -> [u8; 12] {
 }
 
 fn main() {
-    let mut runs = 7;
-    let mut time = 0.3;
-    let mut request = 64 << 10;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--runs" => runs = args.next().and_then(|v| v.parse().ok()).expect("--runs N"),
-            "--time" => time = args.next().and_then(|v| v.parse().ok()).expect("--time S"),
-            "--request" => {
-                request = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&r| r > 0)
-                    .expect("--request BYTES")
-            }
-            _ => panic!("usage: gcm_versus_aws_lc [--runs N] [--time SECONDS] [--request BYTES]"),
-        }
-    }
-    let time = Duration::from_secs_f64(time);
+    let common::Options {
+        runs,
+        time,
+        request,
+    } = common::Options::from_args(
+        "gcm_versus_aws_lc [--runs N] [--time SECONDS] [--request BYTES]",
+    );
     for bits in [128, 256] {
         let key = vec![7u8; bits / 8];
         let mut names = Vec::new();
