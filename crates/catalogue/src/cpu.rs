@@ -322,6 +322,55 @@ pub fn features() -> CpuFeatures {
     *IN_USE.get_or_init(|| detected().without(disabled()))
 }
 
+/// Whether this CPU's vector instructions run on execution ports of their
+/// own, apart from the integer ALUs: AMD (and Hygon) from Zen on, whose
+/// integer and floating-point/vector units have separate schedulers and
+/// pipes. There the vector kernels leave the integer ALUs idle, and the
+/// ChaCha kernels run one more block on them
+/// ([`crate::dispatch::ChaChaImpl::Avx2Scalar`]). Intel's big cores
+/// (Haswell to Raptor Lake) issue vector and integer ALU instructions to the
+/// same ports 0, 1 and 5; other CPUs were not measured. Not a feature the
+/// mask can hide: it is what the CPU is, not what it may run.
+pub fn vector_ports_apart() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static APART: OnceLock<bool> = OnceLock::new();
+        *APART.get_or_init(|| {
+            // CPUID leaves 0 and 1 exist on every x86-64 CPU.
+            let (l0, l1) = (
+                core::arch::x86_64::__cpuid(0),
+                core::arch::x86_64::__cpuid(1),
+            );
+            let mut vendor = [0u8; 12];
+            for (i, r) in [l0.ebx, l0.edx, l0.ecx].into_iter().enumerate() {
+                vendor[4 * i..4 * i + 4].copy_from_slice(&r.to_le_bytes());
+            }
+            ports_apart(&vendor, family(l1.eax))
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The display family of CPUID leaf 1's EAX: the base family, plus the
+/// extended family when the base is 15.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn family(eax: u32) -> u32 {
+    let base = (eax >> 8) & 0xf;
+    if base == 0xf {
+        base + ((eax >> 20) & 0xff)
+    } else {
+        base
+    }
+}
+
+/// [`vector_ports_apart`] from the vendor string and the display family:
+/// AMD or Hygon, family 0x17 (Zen, Zen 2) or later.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn ports_apart(vendor: &[u8; 12], family: u32) -> bool {
+    matches!(vendor, b"AuthenticAMD" | b"HygonGenuine") && family >= 0x17
+}
+
 /// A level of hardware support that users own, forced with the mask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -564,6 +613,38 @@ mod arm_hwcap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CPUID signatures of real CPUs: Zen 2/3/4 and Hygon apart; Intel
+    /// (Coffee Lake, Raptor Lake) and AMD Bulldozer (family 0x15, not
+    /// measured) not.
+    #[test]
+    fn vector_ports_apart_on_zen_only() {
+        assert_eq!(family(0x0083_0F10), 0x17); // Zen 2 (Ryzen 3000)
+        assert_eq!(family(0x00A2_0F10), 0x19); // Zen 3
+        assert_eq!(family(0x00A1_0F11), 0x19); // Zen 4 (EPYC 9004)
+        assert_eq!(family(0x0009_06EA), 6); // Coffee Lake (Core i5-8500T)
+        assert!(ports_apart(b"AuthenticAMD", 0x17));
+        assert!(ports_apart(b"AuthenticAMD", 0x19));
+        assert!(ports_apart(b"HygonGenuine", 0x18));
+        assert!(!ports_apart(b"AuthenticAMD", 0x15));
+        assert!(!ports_apart(b"GenuineIntel", 6));
+        assert!(!ports_apart(b"GenuineIntel", 0x19));
+        // What this CPU is, as /proc/cpuinfo says it (Linux x86-64).
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        if let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") {
+            let field = |name: &str| {
+                info.lines()
+                    .find(|l| l.starts_with(name))
+                    .and_then(|l| l.split(':').nth(1))
+                    .map(|v| v.trim().to_string())
+            };
+            if let (Some(v), Some(f)) = (field("vendor_id"), field("cpu family")) {
+                let want = matches!(v.as_str(), "AuthenticAMD" | "HygonGenuine")
+                    && f.parse::<u32>().unwrap() >= 0x17;
+                assert_eq!(vector_ports_apart(), want, "{v} family {f}");
+            }
+        }
+    }
 
     #[test]
     fn mask_names_parse_and_unknown_names_fail() {

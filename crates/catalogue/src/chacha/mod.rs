@@ -155,6 +155,9 @@ unsafe fn wipe_u64s(p: *mut u64, n: usize) {
 #[cfg(target_arch = "aarch64")]
 mod aarch64_neon;
 mod soft;
+#[cfg(target_arch = "x86_64")]
+#[macro_use]
+mod x86_scalar;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -195,7 +198,18 @@ impl std::error::Error for CounterOverflow {}
 /// The backends this build has for this architecture, best first (whether the
 /// CPU can run them is [`runnable`]).
 pub fn implementations() -> &'static [ChaChaImpl] {
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[cfg(target_arch = "x86_64")]
+    {
+        &[
+            ChaChaImpl::Avx512,
+            ChaChaImpl::Avx2Scalar,
+            ChaChaImpl::Avx2,
+            ChaChaImpl::Ssse3,
+            ChaChaImpl::Sse2,
+            ChaChaImpl::Soft,
+        ]
+    }
+    #[cfg(target_arch = "x86")]
     {
         &[
             ChaChaImpl::Avx512,
@@ -223,6 +237,7 @@ pub fn runnable(imp: ChaChaImpl) -> bool {
         ChaChaImpl::Ssse3 => ssse3(),
         ChaChaImpl::Sse2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && sse2(),
         ChaChaImpl::Avx2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && f.avx2,
+        ChaChaImpl::Avx2Scalar => cfg!(target_arch = "x86_64") && f.avx2,
         ChaChaImpl::Avx512 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && f.avx512,
         ChaChaImpl::Neon => cfg!(target_arch = "aarch64") && f.neon,
     }
@@ -322,6 +337,9 @@ fn run<const R: usize>(imp: ChaChaImpl, st: &[u32; 16], data: &mut [u8]) {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `runnable` checked that the CPU has AVX2.
         ChaChaImpl::Avx2 => unsafe { x86_avx2::xor_keystream::<R>(st, data) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `runnable` checked that the CPU has AVX2.
+        ChaChaImpl::Avx2Scalar => unsafe { x86_avx2::xor_keystream_hybrid::<R>(st, data) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `runnable` checked that the CPU has SSSE3.
         ChaChaImpl::Ssse3 => unsafe { x86_ssse3::xor_keystream::<R>(st, data) },

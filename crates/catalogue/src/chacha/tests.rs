@@ -170,16 +170,17 @@ fn chacha8_every_backend_matches_the_crate() {
 }
 
 /// Every length around the batch sizes of every backend (4, 8 and 16 blocks,
-/// and AVX-512's pair of two batches: 32), at a low counter and at one that
-/// ends exactly at the counter's last usable block: the pair loop hands over
-/// to the single batches at the right block and counter.
+/// AVX-512's pair of two batches: 32, and the batches with a scalar block:
+/// 9, and 72 where the plain batches take over), at a low counter and at one
+/// that ends exactly at the counter's last usable block: the pair loop hands
+/// over to the single batches at the right block and counter.
 #[test]
 fn every_batch_and_pair_boundary_matches_the_crate() {
     let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 1) as u8);
     let nonce: [u8; 12] = core::array::from_fn(|i| (i * 13 + 5) as u8);
-    let data: Vec<u8> = (0..64 * 70).map(|i| (i * 31 + 3) as u8).collect();
+    let data: Vec<u8> = (0..64 * 90).map(|i| (i * 31 + 3) as u8).collect();
     for imp in backends() {
-        for blocks in [4usize, 8, 16, 24, 32, 48, 64] {
+        for blocks in [4usize, 8, 9, 16, 17, 18, 24, 32, 48, 64, 72, 80, 81, 88] {
             for len in [
                 64 * blocks - 1,
                 64 * blocks,

@@ -106,7 +106,7 @@ fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
 /// scalar work never holds up the vector instructions behind it.
 #[cfg(target_arch = "x86_64")]
 macro_rules! qr2 {
-    ($p:ident; $a1:literal, $b1:literal, $c1:literal, $d1:literal,
+    ($p:tt; $a1:literal, $b1:literal, $c1:literal, $d1:literal,
      $a2:literal, $b2:literal, $c2:literal, $d2:literal, $t:literal) => {
         concat!(
             poly!($p, 1),
@@ -156,36 +156,16 @@ macro_rules! qr2 {
 /// no carry pending for the next.
 #[cfg(target_arch = "x86_64")]
 macro_rules! poly {
-    (no, $part:tt) => {
+    ([no], $part:tt) => {
         ""
     };
-    // The same quarter of the step's two scalar quarter rounds on the words
-    // `{a1}`..`{d2}` ([`ScalarBlock`]): a += b, d ^= a, d <<<= 16; c += d,
-    // b ^= c, b <<<= 12; then 8 and 7.
-    (key, 1) => {
-        poly!(@key_part "a", "b", "d", "16")
-    };
-    (key, 2) => {
-        poly!(@key_part "c", "d", "b", "12")
-    };
-    (key, 3) => {
-        poly!(@key_part "a", "b", "d", "8")
-    };
-    (key, 4) => {
-        poly!(@key_part "c", "d", "b", "7")
-    };
-    (@key_part $x:literal, $y:literal, $z:literal, $rot:literal) => {
-        concat!(
-            "add {", $x, "1:e}, {", $y, "1:e}\n",
-            "add {", $x, "2:e}, {", $y, "2:e}\n",
-            "xor {", $z, "1:e}, {", $x, "1:e}\n",
-            "xor {", $z, "2:e}, {", $x, "2:e}\n",
-            "rol {", $z, "1:e}, ", $rot, "\n",
-            "rol {", $z, "2:e}, ", $rot, "\n",
-        )
+    // The same quarter of step `$s` of the scalar block's double round
+    // ([`batch_and_block`]).
+    ([key $s:tt], $part:tt) => {
+        scalar_part!($s, $part)
     };
     // h += m + 2^128; x0 = h0 * r0, x1 = h0 * r1.
-    (yes, 1) => {
+    ([yes $(, $x:tt)*], 1) => {
         concat!(
             "add {h0}, qword ptr [{m}]\n",
             "adc {h1}, qword ptr [{m} + 8]\n",
@@ -196,7 +176,7 @@ macro_rules! poly {
         )
     };
     // x0 += h1 * s1, x1 += h1 * r0.
-    (yes, 2) => {
+    ([yes $(, $x:tt)*], 2) => {
         concat!(
             "mov rdx, {h1}\n",
             "mulx {h1}, {h0}, qword ptr [{k} + 16]\n",
@@ -208,7 +188,7 @@ macro_rules! poly {
         )
     };
     // x1 += h2 * s1, d2 = h2 * r0 + the high half of x1; h0 = (d2 >> 2) * 5.
-    (yes, 3) => {
+    ([yes $(, $x:tt)*], 3) => {
         concat!(
             "mov {h0}, {h2}\n",
             "imul {h0}, qword ptr [{k} + 16]\n",
@@ -221,7 +201,7 @@ macro_rules! poly {
         )
     };
     // h = (d2 >> 2) * 5 + x0 + x1_lo * 2^64 + (d2 & 3) * 2^128.
-    (yes, 4) => {
+    ([yes $(, $x:tt)*], 4) => {
         concat!(
             "and {h2}, 3\n",
             "add {h0}, {x0l}\n",
@@ -239,16 +219,6 @@ macro_rules! step {
     // A step that hashes no block: the flags survive.
     (@hash no [], $v:ident, $text:expr, ($($opt:ident),*), $($extra:tt)*) => {
         step!($v, $text, ($($opt,)* preserves_flags), $($extra)*)
-    };
-    // A step that runs two scalar quarter rounds on words `$i..` of `$w`.
-    (@hash key [$w:ident, $a1:literal, $b1:literal, $c1:literal, $d1:literal,
-                $a2:literal, $b2:literal, $c2:literal, $d2:literal],
-     $v:ident, $text:expr, ($($opt:ident),*), $($extra:tt)*) => {
-        step!($v, $text, ($($opt),*), $($extra)*
-            a1 = inout(reg) $w[$a1], b1 = inout(reg) $w[$b1],
-            c1 = inout(reg) $w[$c1], d1 = inout(reg) $w[$d1],
-            a2 = inout(reg) $w[$a2], b2 = inout(reg) $w[$b2],
-            c2 = inout(reg) $w[$c2], d2 = inout(reg) $w[$d2],)
     };
     // A step that hashes the block at `$m` ([`poly!`]'s operands).
     (@hash yes [$h:ident, $key:ident, $m:expr], $v:ident, $text:expr, ($($opt:ident),*),
@@ -296,17 +266,6 @@ macro_rules! double_rounds {
             double_rounds!(@one $v, $slot, [no], [no], [no], [no]);
         }
     };
-    // With a scalar ChaCha block `$s` ([u32; 16]) on the integer units: in
-    // each vector step, the same step's two quarter rounds on `$s`, inside
-    // the step's assembly (as Rust between the steps, LLVM took a vector
-    // register the steps hold for its own use: a wrong key stream).
-    ($r:expr, $v:ident, $slot:ident, block, $s:ident) => {
-        for _ in 0..$r / 2 {
-            double_rounds!(@one $v, $slot,
-                [key, $s, 0, 4, 8, 12, 1, 5, 9, 13], [key, $s, 2, 6, 10, 14, 3, 7, 11, 15],
-                [key, $s, 0, 5, 10, 15, 1, 6, 11, 12], [key, $s, 2, 7, 8, 13, 3, 4, 9, 14]);
-        }
-    };
     ($r:expr, $v:ident, $slot:ident, yes, $h:ident, $blocks:ident, $key:ident) => {
         // The double rounds that hash four blocks (one in each step) come
         // first; the others hash three.
@@ -330,27 +289,27 @@ macro_rules! double_rounds {
     (@one $v:ident, $slot:ident, [$p1:ident $(, $x1:tt)*], [$p2:ident $(, $x2:tt)*],
      [$p3:ident $(, $x3:tt)*], [$p4:ident $(, $x4:tt)*]) => {
         step!(@hash $p1 [$($x1),*], $v, concat!(
-            qr2!($p1; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
+            qr2!([$p1 $(, $x1)*]; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
             "vmovdqa ymm15, ymmword ptr [{s}]\n",
             "vmovdqa ymmword ptr [{s}], ymm8\n",
         ), (nostack), s = in(reg) &raw mut $slot,);
         step!(@hash $p2 [$($x2),*], $v,
-            qr2!($p2; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
+            qr2!([$p2 $(, $x2)*]; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
             (pure, readonly, nostack),);
         step!(@hash $p3 [$($x3),*], $v, concat!(
-            qr2!($p3; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
+            qr2!([$p3 $(, $x3)*]; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
             "vmovdqa ymm8, ymmword ptr [{s}]\n",
             "vmovdqa ymmword ptr [{s}], ymm15\n",
         ), (nostack), s = in(reg) &raw mut $slot,);
         step!(@hash $p4 [$($x4),*], $v,
-            qr2!($p4; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
+            qr2!([$p4 $(, $x4)*]; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
             (pure, readonly, nostack),);
     };
 }
 
-/// What [`keystream`]'s rounds do besides: nothing (`()`), hash Poly1305
-/// blocks ([`Hash`]), or run the rounds of one more block on the integer
-/// units ([`ScalarBlock`]). A type rather than an enum argument so that each
+/// What [`keystream`]'s rounds do besides: nothing (`()`) or hash Poly1305
+/// blocks ([`Hash`]). (The rounds of one more block on the integer units
+/// have their own function, [`batch_and_block`].) A type rather than an enum argument so that each
 /// use gets its own copy of the rounds, without a branch or the unused paths.
 pub(super) trait Stitch: Sized {
     /// The work, if any.
@@ -365,7 +324,6 @@ pub(super) trait Stitch: Sized {
 pub(super) enum Work<'a> {
     Nothing,
     Hash(Hash<'a>),
-    Block(&'a mut [u32; 16]),
 }
 
 impl Stitch for () {
@@ -384,25 +342,6 @@ impl Stitch for Hash<'_> {
         Self: 'a,
     {
         Work::Hash(self)
-    }
-}
-
-/// A ChaCha state whose `R` rounds (no feed-forward) run in scalar
-/// registers between the vector steps of [`keystream`]: ChaCha20-Poly1305's
-/// one-time key block beside its first batch. On its own the block waits on
-/// its own dependency chains (about 100 ns on Zen 4); here it takes the
-/// integer units the vector rounds leave idle.
-#[cfg(target_arch = "x86_64")]
-pub(super) struct ScalarBlock<'a>(pub(super) &'a mut [u32; 16]);
-
-#[cfg(target_arch = "x86_64")]
-impl Stitch for ScalarBlock<'_> {
-    #[inline(always)]
-    fn into_work<'a>(self) -> Work<'a>
-    where
-        Self: 'a,
-    {
-        Work::Block(self.0)
     }
 }
 
@@ -448,13 +387,6 @@ fn rounds_asm<const R: usize>(x: &mut [__m256i; 16], stitch: impl Stitch) {
     let mut slot = x[15];
     match stitch.into_work() {
         Work::Nothing => double_rounds!(R, v, slot, no),
-        Work::Block(words) => {
-            let mut s = *words;
-            double_rounds!(R, v, slot, block, s);
-            *words = s;
-            // `s` is a plain local, in registers or spilled: wipe its copy.
-            zeroize::Zeroize::zeroize(&mut s);
-        }
         Work::Hash(Hash { h, key, blocks }) => {
             assert!(
                 blocks.len().is_multiple_of(16)
@@ -603,4 +535,124 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
     // module docs (here the pair's median was 0.69-1.01x of one batch's on a
     // shared Zen 3).
     batches!(N, st[12], data, |c, out| batch::<R>(&words, c, out));
+}
+
+/// The key stream of `N` blocks from counter `ctr` of `st` ([`broadcast`])
+/// XORed into `out`, and that of one more block, the state `block` (with its
+/// own counter), XORed into `block_out`. The extra block's rounds run in
+/// scalar registers inside the vector steps, on the integer units that the
+/// vector rounds leave idle on CPUs whose vector instructions have ports of
+/// their own (AMD Zen): there it costs about 3% of the batch's time, where
+/// alone it waits on its own dependency chains (about 100 ns on Zen 4).
+///
+/// The rounds are expanded here rather than through [`keystream`], which
+/// LLVM left out of line in this use: the 16 vectors went through memory,
+/// and the ninth block gained nothing. Out of line itself, so that the loops
+/// around it keep their registers.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx2")]
+pub(super) fn batch_and_block<const R: usize>(
+    st: &Words,
+    ctr: u32,
+    out: &mut [u8; N * super::BLOCK],
+    block: &[u32; 16],
+    block_out: &mut [u8; super::BLOCK],
+) {
+    use super::x86_scalar::{Scratch, split};
+    let mut v = *st;
+    v[12] = counters(ctr);
+    let (r, words) = split(block);
+    let [
+        mut r0,
+        mut r1,
+        mut r2,
+        mut r3,
+        mut r4,
+        mut r5,
+        mut r6,
+        mut r7,
+        mut r8,
+        mut r9,
+        mut r10,
+        mut r11,
+    ] = r;
+    let mut sc = Scratch { words, slot: v[15] };
+    // The rounds of [`double_rounds!`] (its swap slot at `{p} + 32`), a
+    // quarter-round pair of the scalar block in each step. The count is
+    // opaque so that LLVM keeps the loop: unrolled, the ten double rounds
+    // are 2,600 instructions, which ran 0.94x as fast on Zen 4.
+    for _ in 0..core::hint::black_box(R / 2) {
+        scalar_double_round!(
+            step,
+            v,
+            concat!(
+                qr2!([key 1]; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
+                "vmovdqa ymm15, ymmword ptr [{p} + 32]\n",
+                "vmovdqa ymmword ptr [{p} + 32], ymm8\n",
+                scalar_swap!(1),
+                qr2!([key 2]; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
+                scalar_swap!(2),
+                qr2!([key 3]; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
+                "vmovdqa ymm8, ymmword ptr [{p} + 32]\n",
+                "vmovdqa ymmword ptr [{p} + 32], ymm15\n",
+                scalar_swap!(3),
+                qr2!([key 4]; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
+                scalar_swap!(4),
+            ),
+            sc,
+            [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11]
+        );
+    }
+    v[15] = sc.slot;
+    // SAFETY: AVX2 is enabled here.
+    unsafe { feed_forward(&mut v, st, ctr) };
+    xor_out(&v, out);
+    // The block's words into vectors straight from the registers: through
+    // memory as 32-bit stores, the 32-byte loads waited on them (no store
+    // forwarding), a few percent of the batch.
+    let w = sc.words.map(|x| x as i32);
+    let k = [
+        _mm256_setr_epi32(r0 as _, r1 as _, w[0], w[1], r2 as _, r3 as _, w[2], w[3]),
+        _mm256_setr_epi32(
+            r4 as _, r5 as _, r6 as _, r7 as _, r8 as _, r9 as _, r10 as _, r11 as _,
+        ),
+    ];
+    for (h, k) in k.into_iter().enumerate() {
+        // SAFETY: a 32-byte unaligned load of half the input block.
+        let i = unsafe { _mm256_loadu_si256(block[8 * h..].as_ptr().cast()) };
+        xor_into(block_out, 32 * h, _mm256_add_epi32(k, i));
+    }
+    let mut r = [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11];
+    // Plain locals, in registers or spilled: wipe the copies.
+    zeroize::Zeroize::zeroize(&mut r);
+    zeroize::Zeroize::zeroize(&mut sc.words);
+}
+
+/// [`xor_keystream`] with a ninth block in each batch, on the integer units
+/// ([`batch_and_block`]): for CPUs whose vector instructions have ports of
+/// their own ([`crate::cpu::vector_ports_apart`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn xor_keystream_hybrid<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
+    let words = zeroize::Zeroizing::new(broadcast(st));
+    super::x86_scalar::xor_keystream(
+        st,
+        data,
+        N,
+        |ctr, out, extra, extra_out| {
+            batch_and_block::<R>(
+                &words,
+                ctr,
+                out.try_into().expect("a batch"),
+                extra,
+                extra_out,
+            );
+        },
+        // SAFETY: AVX2 is enabled here.
+        |st, rest| unsafe { xor_keystream::<R>(st, rest) },
+    );
 }

@@ -21,7 +21,7 @@
 //! Poly1305 work in its first batch, and [`seal_keyed`] runs the rounds of
 //! block 0, the one-time key, on the integer units there instead of before.
 
-use super::x86_avx2::{Hash, N, ScalarBlock, Words, broadcast, keystream, xor_out};
+use super::x86_avx2::{Hash, N, Words, batch_and_block, broadcast, keystream, xor_out};
 use super::{BLOCK, KEY_LEN, NONCE_LEN, state};
 use crate::dispatch::ChaChaImpl;
 use crate::wide::poly1305::{self, Key, Poly1305Hash};
@@ -135,7 +135,7 @@ unsafe fn open_batches(st: &[u32; 16], data: &mut [u8], key: Key, h: &mut [u64; 
 
 /// ChaCha20-Poly1305 sealing of the whole 512-byte batches of `data` (at
 /// least one) for `key` and `nonce`, from block 1, with block 0, the
-/// one-time key, made beside the first batch ([`ScalarBlock`]): `start`
+/// one-time key, made beside the first batch ([`batch_and_block`]): `start`
 /// takes block 0 and returns the hash keyed with it (that has absorbed the
 /// aad) and anything else it keeps of it; the ciphertext is then absorbed
 /// as in [`seal`]. Returns the bytes done, the hash and what `start` kept.
@@ -154,33 +154,19 @@ pub(crate) fn seal_keyed<T>(
     assert!(!data.is_empty(), "a whole batch");
     let st = Zeroizing::new(state(key, 1, nonce));
     let init0 = Zeroizing::new(state(key, 0, nonce));
-    let mut x0 = Zeroizing::new(*init0);
     // SAFETY: `runnable` checked AVX2 and BMI2.
     let words = Zeroizing::new(unsafe { broadcast(&st) });
     let first: &mut [u8; BATCH] = (&mut data[..BATCH]).try_into().expect("a batch");
-    // SAFETY: as above.
-    unsafe { first_batch_keyed(&words, first, &mut x0) };
+    // Block 0's key stream XORed into zeros: the block itself.
     let mut block0 = Zeroizing::new([0u8; BLOCK]);
-    for ((o, x), i) in block0.chunks_exact_mut(4).zip(x0.iter()).zip(init0.iter()) {
-        o.copy_from_slice(&x.wrapping_add(*i).to_le_bytes());
-    }
+    // SAFETY: as above.
+    unsafe { batch_and_block::<20>(&words, 1, first, &init0, &mut block0) };
     let (mut mac, kept) = start(&block0);
     let (k, mut h) = mac.state();
     // SAFETY: as above.
     unsafe { seal_after_first(&words, 1, data, k, &mut h) };
     mac.set_h(h);
     (data.len(), mac, kept)
-}
-
-/// The first batch (counter 1) of [`seal_keyed`] XORed into `out`, with the
-/// rounds of `x0` beside it.
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
-unsafe fn first_batch_keyed(st: &Words, out: &mut [u8; BATCH], x0: &mut [u32; 16]) {
-    // SAFETY: AVX2 is enabled here.
-    xor_out(&unsafe { keystream::<20>(st, 1, ScalarBlock(x0)) }, out);
 }
 
 /// The whole batches of `data`, checked against the counter's end.
