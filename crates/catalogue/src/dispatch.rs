@@ -113,6 +113,9 @@ pub enum ChaChaImpl {
     Avx2Scalar,
     /// 4 blocks in 128-bit registers, byte-shuffle rotations.
     Ssse3,
+    /// 4 blocks in 128-bit registers and a fifth in general-purpose
+    /// registers, as [`ChaChaImpl::Avx2Scalar`] (x86-64).
+    Ssse3Scalar,
     /// 4 blocks in 128-bit registers (the x86-64 baseline).
     Sse2,
     /// 4 blocks in NEON registers.
@@ -129,6 +132,7 @@ impl ChaChaImpl {
             ChaChaImpl::Avx2 => "avx2",
             ChaChaImpl::Avx2Scalar => "avx2+scalar",
             ChaChaImpl::Ssse3 => "ssse3",
+            ChaChaImpl::Ssse3Scalar => "ssse3+scalar",
             ChaChaImpl::Sse2 => "sse2",
             ChaChaImpl::Neon => "neon",
             ChaChaImpl::Soft => "soft",
@@ -151,7 +155,11 @@ pub fn chacha_for(f: CpuFeatures) -> ChaChaImpl {
                 ChaChaImpl::Avx2
             }
         } else if ssse3() {
-            ChaChaImpl::Ssse3
+            if cfg!(target_arch = "x86_64") && cpu::vector_ports_apart() {
+                ChaChaImpl::Ssse3Scalar
+            } else {
+                ChaChaImpl::Ssse3
+            }
         } else {
             ChaChaImpl::Sse2
         }
@@ -407,6 +415,7 @@ impl ChaChaPolyImpl {
                 ChaChaImpl::Avx2 => "avx2+poly1305",
                 ChaChaImpl::Avx2Scalar => "avx2+scalar+poly1305",
                 ChaChaImpl::Ssse3 => "ssse3+poly1305",
+                ChaChaImpl::Ssse3Scalar => "ssse3+scalar+poly1305",
                 ChaChaImpl::Sse2 => "sse2+poly1305",
                 ChaChaImpl::Neon => "neon+poly1305",
                 ChaChaImpl::Soft => "soft+poly1305",
@@ -468,7 +477,7 @@ pub fn chacha20_poly1305_for(f: CpuFeatures) -> ChaChaPolyImpl {
         {
             ChaChaPolyImpl::Avx2Stitched
         }
-        ChaChaImpl::Ssse3
+        ChaChaImpl::Ssse3 | ChaChaImpl::Ssse3Scalar
             if crate::aead::chacha20_poly1305::stitched_runnable(ChaChaImpl::Ssse3) =>
         {
             ChaChaPolyImpl::Ssse3Stitched
@@ -624,7 +633,15 @@ mod tests {
         } else {
             ChaChaImpl::Sse2
         };
-        assert_eq!(chacha_for(at(Tier::Portable)), no_avx);
+        let apart = cfg!(target_arch = "x86_64") && cpu::vector_ports_apart();
+        assert_eq!(
+            chacha_for(at(Tier::Portable)),
+            if apart && no_avx == ChaChaImpl::Ssse3 {
+                ChaChaImpl::Ssse3Scalar
+            } else {
+                no_avx
+            }
+        );
         // Our stitched code at the AVX2 tiers (where the CPU has BMI2 too),
         // ours on AVX-512 IFMA where the CPU has it (else AWS-LC's), and
         // below AVX2.

@@ -204,6 +204,7 @@ pub fn implementations() -> &'static [ChaChaImpl] {
             ChaChaImpl::Avx512,
             ChaChaImpl::Avx2Scalar,
             ChaChaImpl::Avx2,
+            ChaChaImpl::Ssse3Scalar,
             ChaChaImpl::Ssse3,
             ChaChaImpl::Sse2,
             ChaChaImpl::Soft,
@@ -234,7 +235,7 @@ pub fn runnable(imp: ChaChaImpl) -> bool {
     let f = crate::cpu::detected();
     match imp {
         ChaChaImpl::Soft => true,
-        ChaChaImpl::Ssse3 => ssse3(),
+        ChaChaImpl::Ssse3 | ChaChaImpl::Ssse3Scalar => ssse3(),
         ChaChaImpl::Sse2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && sse2(),
         ChaChaImpl::Avx2 => cfg!(any(target_arch = "x86", target_arch = "x86_64")) && f.avx2,
         ChaChaImpl::Avx2Scalar => cfg!(target_arch = "x86_64") && f.avx2,
@@ -343,6 +344,9 @@ fn run<const R: usize>(imp: ChaChaImpl, st: &[u32; 16], data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `runnable` checked that the CPU has SSSE3.
         ChaChaImpl::Ssse3 => unsafe { x86_ssse3::xor_keystream::<R>(st, data) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `runnable` checked that the CPU has SSSE3.
+        ChaChaImpl::Ssse3Scalar => unsafe { x86_ssse3::xor_keystream_hybrid::<R>(st, data) },
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         // SAFETY: `runnable` checked that the CPU has SSE2.
         ChaChaImpl::Sse2 => unsafe { x86_sse2::xor_keystream::<R>(st, data) },

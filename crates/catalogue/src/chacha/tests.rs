@@ -180,7 +180,9 @@ fn every_batch_and_pair_boundary_matches_the_crate() {
     let nonce: [u8; 12] = core::array::from_fn(|i| (i * 13 + 5) as u8);
     let data: Vec<u8> = (0..64 * 90).map(|i| (i * 31 + 3) as u8).collect();
     for imp in backends() {
-        for blocks in [4usize, 8, 9, 16, 17, 18, 24, 32, 48, 64, 72, 80, 81, 88] {
+        for blocks in [
+            4usize, 5, 8, 9, 10, 16, 17, 18, 20, 21, 24, 32, 48, 64, 72, 80, 81, 88,
+        ] {
             for len in [
                 64 * blocks - 1,
                 64 * blocks,

@@ -146,3 +146,32 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
     }
     batches!(N, ctr, tail, |c, out| batch::<R>(st, c, out));
 }
+
+/// [`xor_keystream`] with a fifth block in each batch, on the integer units
+/// ([`super::x86_ssse3_poly1305::batch_and_block`]): for CPUs whose vector
+/// instructions have ports of their own ([`crate::cpu::vector_ports_apart`]).
+///
+/// # Safety
+/// The CPU must support SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+pub(super) unsafe fn xor_keystream_hybrid<const R: usize>(st: &[u32; 16], data: &mut [u8]) {
+    use super::x86_ssse3_poly1305 as a;
+    let words = zeroize::Zeroizing::new(a::broadcast(st));
+    super::x86_scalar::xor_keystream(
+        st,
+        data,
+        N,
+        |ctr, out, extra, extra_out| {
+            a::batch_and_block::<R>(
+                &words,
+                ctr,
+                out.try_into().expect("a batch"),
+                extra,
+                extra_out,
+            );
+        },
+        // SAFETY: SSSE3 is enabled here.
+        |st, rest| unsafe { xor_keystream::<R>(st, rest) },
+    );
+}

@@ -47,7 +47,7 @@ pub(crate) fn runnable() -> bool {
 /// parts of a Poly1305 block (`poly!`, at offset `o` of `{m}`; `o8` is
 /// `o + 8`) go one before each quarter; with `mulx` the same with `mulx`.
 macro_rules! qr2 {
-    ($p:ident, $o:literal, $o8:literal;
+    ($p:tt, $o:literal, $o8:literal;
      $a1:literal, $b1:literal, $c1:literal, $d1:literal,
      $a2:literal, $b2:literal, $c2:literal, $d2:literal, $t:literal) => {
         concat!(
@@ -103,6 +103,11 @@ macro_rules! qr2 {
 macro_rules! poly {
     (no, $part:tt, $o:literal, $o8:literal) => {
         ""
+    };
+    // Instead of Poly1305, the same quarter of step `$s` of a scalar ChaCha
+    // block's double round ([`batch_and_block`]).
+    ([key $s:tt], $part:tt, $o:literal, $o8:literal) => {
+        scalar_part!($s, $part)
     };
     // h += m + 2^128; d0 = h1 * s1, d1 = h1 * r0 (low limb in h1). `mul`
     // leaves its product in rdx:rax.
@@ -367,6 +372,102 @@ pub(super) unsafe fn keystream<const MULX: bool>(
         }
         x
     }
+}
+
+/// The key stream of `N` blocks from counter `ctr` of `st` ([`broadcast`])
+/// XORed into `out`, and that of one more block, the state `block` (with its
+/// own counter), XORed into `block_out`: its rounds run in scalar registers
+/// inside the vector steps ([`super::x86_scalar`]), `R / 2` double rounds.
+#[inline(never)]
+#[target_feature(enable = "ssse3")]
+pub(super) fn batch_and_block<const R: usize>(
+    st: &Words,
+    ctr: u32,
+    out: &mut [u8; BATCH],
+    block: &[u32; 16],
+    block_out: &mut [u8; BLOCK],
+) {
+    use super::x86_scalar::{Scratch, split};
+    let counters = || _mm_add_epi32(_mm_set1_epi32(ctr as i32), _mm_set_epi32(3, 2, 1, 0));
+    let mut v = *st;
+    v[12] = counters();
+    let (r, words) = split(block);
+    let [
+        mut r0,
+        mut r1,
+        mut r2,
+        mut r3,
+        mut r4,
+        mut r5,
+        mut r6,
+        mut r7,
+        mut r8,
+        mut r9,
+        mut r10,
+        mut r11,
+    ] = r;
+    let mut sc = Scratch { words, slot: v[15] };
+    // [`double_round!`]'s steps (its swap slot at `{p} + 32`), a
+    // quarter-round pair of the scalar block in each; the count opaque so
+    // that LLVM keeps the loop (see the AVX2 kernel's `batch_and_block`).
+    for _ in 0..core::hint::black_box(R / 2) {
+        scalar_double_round!(
+            step,
+            v,
+            concat!(
+                qr2!([key 1], "0", "0";
+                "xmm0", "xmm4", "xmm8", "xmm12", "xmm1", "xmm5", "xmm9", "xmm13", "xmm15"),
+                "movdqa xmm15, xmmword ptr [{p} + 32]\n",
+                "movdqa xmmword ptr [{p} + 32], xmm8\n",
+                scalar_swap!(1),
+                qr2!([key 2], "0", "0";
+                "xmm2", "xmm6", "xmm10", "xmm14", "xmm3", "xmm7", "xmm11", "xmm15", "xmm8"),
+                scalar_swap!(2),
+                qr2!([key 3], "0", "0";
+                "xmm0", "xmm5", "xmm10", "xmm15", "xmm1", "xmm6", "xmm11", "xmm12", "xmm8"),
+                "movdqa xmm8, xmmword ptr [{p} + 32]\n",
+                "movdqa xmmword ptr [{p} + 32], xmm15\n",
+                scalar_swap!(3),
+                qr2!([key 4], "0", "0";
+                "xmm2", "xmm7", "xmm8", "xmm13", "xmm3", "xmm4", "xmm9", "xmm14", "xmm15"),
+                scalar_swap!(4),
+            ),
+            sc,
+            [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11]
+        );
+    }
+    v[15] = sc.slot;
+    // The feed-forward as in [`keystream`].
+    let init = core::hint::black_box(st);
+    for (i, x) in v.iter_mut().enumerate() {
+        let input = if i == 12 { counters() } else { init[i] };
+        *x = _mm_add_epi32(*x, input);
+    }
+    xor_out(&v, out);
+    // The scalar block's words into vectors straight from the registers
+    // (through memory, the wide loads would wait on the narrow stores).
+    let w = sc.words.map(|x| x as i32);
+    let k = [
+        _mm_setr_epi32(r0 as _, r1 as _, w[0], w[1]),
+        _mm_setr_epi32(r2 as _, r3 as _, w[2], w[3]),
+        _mm_setr_epi32(r4 as _, r5 as _, r6 as _, r7 as _),
+        _mm_setr_epi32(r8 as _, r9 as _, r10 as _, r11 as _),
+    ];
+    for (q, k) in k.into_iter().enumerate() {
+        let p = block_out[16 * q..16 * q + 16]
+            .as_mut_ptr()
+            .cast::<__m128i>();
+        // SAFETY: 16-byte unaligned loads of the input block's quarter and
+        // of the output's, and a store to the output's (in bounds).
+        unsafe {
+            let i = _mm_loadu_si128(block[4 * q..].as_ptr().cast());
+            _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), _mm_add_epi32(k, i)));
+        }
+    }
+    let mut r = [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11];
+    // Plain locals, in registers or spilled: wipe the copies.
+    zeroize::Zeroize::zeroize(&mut r);
+    zeroize::Zeroize::zeroize(&mut sc.words);
 }
 
 /// XORs the key stream `x` of [`keystream`] into `out`.
