@@ -109,7 +109,7 @@ pub enum ChaChaImpl {
     Avx2,
     /// 8 blocks in 256-bit registers and a ninth in general-purpose
     /// registers, its rounds inside the vector steps (x86-64; chosen where
-    /// [`cpu::vector_ports_apart`]).
+    /// [`cpu::scalar_beside_vector`]).
     Avx2Scalar,
     /// 4 blocks in 128-bit registers, byte-shuffle rotations.
     Ssse3,
@@ -149,13 +149,13 @@ pub fn chacha_for(f: CpuFeatures) -> ChaChaImpl {
             // The ninth block on the integer units: 64 KiB requests, best
             // of 200 alternating rounds on the 2-core Zen 4 VM, 3,811
             // against 3,553 MB/s (1.07x).
-            if cfg!(target_arch = "x86_64") && cpu::vector_ports_apart() {
+            if cfg!(target_arch = "x86_64") && cpu::scalar_beside_vector() {
                 ChaChaImpl::Avx2Scalar
             } else {
                 ChaChaImpl::Avx2
             }
         } else if ssse3() {
-            if cfg!(target_arch = "x86_64") && cpu::vector_ports_apart() {
+            if cfg!(target_arch = "x86_64") && cpu::scalar_beside_vector() {
                 ChaChaImpl::Ssse3Scalar
             } else {
                 ChaChaImpl::Ssse3
@@ -614,7 +614,7 @@ mod tests {
             AesImpl::Soft
         };
         assert_eq!(aes_for(at(Tier::Portable)), no_aes);
-        let avx2 = if cfg!(target_arch = "x86_64") && cpu::vector_ports_apart() {
+        let avx2 = if cfg!(target_arch = "x86_64") && cpu::scalar_beside_vector() {
             ChaChaImpl::Avx2Scalar
         } else {
             ChaChaImpl::Avx2
@@ -633,7 +633,7 @@ mod tests {
         } else {
             ChaChaImpl::Sse2
         };
-        let apart = cfg!(target_arch = "x86_64") && cpu::vector_ports_apart();
+        let apart = cfg!(target_arch = "x86_64") && cpu::scalar_beside_vector();
         assert_eq!(
             chacha_for(at(Tier::Portable)),
             if apart && no_avx == ChaChaImpl::Ssse3 {

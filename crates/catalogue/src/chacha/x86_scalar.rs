@@ -10,8 +10,10 @@
 //! to an AVX2 batch, a fifth to an SSSE3 one: the technique of Linux's arm64
 //! `chacha_4block_xor_neon` (four NEON blocks and one scalar). On Intel's
 //! big cores vector and integer ALU instructions share ports 0, 1 and 5, so
-//! there the extra block would take the vector rounds' slots; the dispatch
-//! does not use it there.
+//! there the extra block would take the vector rounds' slots; and with a
+//! second hardware thread on the core the two threads share its issue
+//! width, which the extra block needs. The dispatch uses it only where
+//! neither holds ([`crate::cpu::scalar_beside_vector`]).
 //!
 //! The register plan, the same in every double round: words 8-15 each in a
 //! register of their own (`edi`, `r8d`-`r14d`), and words 0/2, 1/3, 4/6 and
