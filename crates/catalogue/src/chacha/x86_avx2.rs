@@ -559,51 +559,31 @@ pub(super) fn batch_and_block<const R: usize>(
     block: &[u32; 16],
     block_out: &mut [u8; super::BLOCK],
 ) {
-    use super::x86_scalar::{Scratch, split};
     let mut v = *st;
     v[12] = counters(ctr);
-    let (r, words) = split(block);
-    let [
-        mut r0,
-        mut r1,
-        mut r2,
-        mut r3,
-        mut r4,
-        mut r5,
-        mut r6,
-        mut r7,
-        mut r8,
-        mut r9,
-        mut r10,
-        mut r11,
-    ] = r;
-    let mut sc = Scratch { words, slot: v[15] };
     // The rounds of [`double_rounds!`] (its swap slot at `{p} + 32`), a
-    // quarter-round pair of the scalar block in each step. The count is
-    // opaque so that LLVM keeps the loop: unrolled, the ten double rounds
-    // are 2,600 instructions, which ran 0.94x as fast on Zen 4.
-    for _ in 0..core::hint::black_box(R / 2) {
-        scalar_double_round!(
-            step,
-            v,
-            concat!(
-                qr2!([key 1]; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
-                "vmovdqa ymm15, ymmword ptr [{p} + 32]\n",
-                "vmovdqa ymmword ptr [{p} + 32], ymm8\n",
-                scalar_swap!(1),
-                qr2!([key 2]; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
-                scalar_swap!(2),
-                qr2!([key 3]; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
-                "vmovdqa ymm8, ymmword ptr [{p} + 32]\n",
-                "vmovdqa ymmword ptr [{p} + 32], ymm15\n",
-                scalar_swap!(3),
-                qr2!([key 4]; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
-                scalar_swap!(4),
-            ),
-            sc,
-            [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11]
-        );
-    }
+    // quarter-round pair of the scalar block in each step.
+    let (mut sc, mut r) = scalar_rounds!(
+        step,
+        v,
+        R / 2,
+        block,
+        v[15],
+        concat!(
+            qr2!([key 1]; "ymm0", "ymm4", "ymm8", "ymm12", "ymm1", "ymm5", "ymm9", "ymm13", "ymm15"),
+            "vmovdqa ymm15, ymmword ptr [{p} + 32]\n",
+            "vmovdqa ymmword ptr [{p} + 32], ymm8\n",
+            scalar_swap!(1),
+            qr2!([key 2]; "ymm2", "ymm6", "ymm10", "ymm14", "ymm3", "ymm7", "ymm11", "ymm15", "ymm8"),
+            scalar_swap!(2),
+            qr2!([key 3]; "ymm0", "ymm5", "ymm10", "ymm15", "ymm1", "ymm6", "ymm11", "ymm12", "ymm8"),
+            "vmovdqa ymm8, ymmword ptr [{p} + 32]\n",
+            "vmovdqa ymmword ptr [{p} + 32], ymm15\n",
+            scalar_swap!(3),
+            qr2!([key 4]; "ymm2", "ymm7", "ymm8", "ymm13", "ymm3", "ymm4", "ymm9", "ymm14", "ymm15"),
+            scalar_swap!(4),
+        )
+    );
     v[15] = sc.slot;
     // SAFETY: AVX2 is enabled here.
     unsafe { feed_forward(&mut v, st, ctr) };
@@ -611,6 +591,7 @@ pub(super) fn batch_and_block<const R: usize>(
     // The block's words into vectors straight from the registers: through
     // memory as 32-bit stores, the 32-byte loads waited on them (no store
     // forwarding), a few percent of the batch.
+    let [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11] = r;
     let w = sc.words.map(|x| x as i32);
     let k = [
         _mm256_setr_epi32(r0 as _, r1 as _, w[0], w[1], r2 as _, r3 as _, w[2], w[3]),
@@ -623,7 +604,6 @@ pub(super) fn batch_and_block<const R: usize>(
         let i = unsafe { _mm256_loadu_si256(block[8 * h..].as_ptr().cast()) };
         xor_into(block_out, 32 * h, _mm256_add_epi32(k, i));
     }
-    let mut r = [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11];
     // Plain locals, in registers or spilled: wipe the copies.
     zeroize::Zeroize::zeroize(&mut r);
     zeroize::Zeroize::zeroize(&mut sc.words);

@@ -387,55 +387,36 @@ pub(super) fn batch_and_block<const R: usize>(
     block: &[u32; 16],
     block_out: &mut [u8; BLOCK],
 ) {
-    use super::x86_scalar::{Scratch, split};
     let counters = || _mm_add_epi32(_mm_set1_epi32(ctr as i32), _mm_set_epi32(3, 2, 1, 0));
     let mut v = *st;
     v[12] = counters();
-    let (r, words) = split(block);
-    let [
-        mut r0,
-        mut r1,
-        mut r2,
-        mut r3,
-        mut r4,
-        mut r5,
-        mut r6,
-        mut r7,
-        mut r8,
-        mut r9,
-        mut r10,
-        mut r11,
-    ] = r;
-    let mut sc = Scratch { words, slot: v[15] };
     // [`double_round!`]'s steps (its swap slot at `{p} + 32`), a
-    // quarter-round pair of the scalar block in each; the count opaque so
-    // that LLVM keeps the loop (see the AVX2 kernel's `batch_and_block`).
-    for _ in 0..core::hint::black_box(R / 2) {
-        scalar_double_round!(
-            step,
-            v,
-            concat!(
-                qr2!([key 1], "0", "0";
+    // quarter-round pair of the scalar block in each.
+    let (mut sc, mut r) = scalar_rounds!(
+        step,
+        v,
+        R / 2,
+        block,
+        v[15],
+        concat!(
+            qr2!([key 1], "0", "0";
                 "xmm0", "xmm4", "xmm8", "xmm12", "xmm1", "xmm5", "xmm9", "xmm13", "xmm15"),
-                "movdqa xmm15, xmmword ptr [{p} + 32]\n",
-                "movdqa xmmword ptr [{p} + 32], xmm8\n",
-                scalar_swap!(1),
-                qr2!([key 2], "0", "0";
+            "movdqa xmm15, xmmword ptr [{p} + 32]\n",
+            "movdqa xmmword ptr [{p} + 32], xmm8\n",
+            scalar_swap!(1),
+            qr2!([key 2], "0", "0";
                 "xmm2", "xmm6", "xmm10", "xmm14", "xmm3", "xmm7", "xmm11", "xmm15", "xmm8"),
-                scalar_swap!(2),
-                qr2!([key 3], "0", "0";
+            scalar_swap!(2),
+            qr2!([key 3], "0", "0";
                 "xmm0", "xmm5", "xmm10", "xmm15", "xmm1", "xmm6", "xmm11", "xmm12", "xmm8"),
-                "movdqa xmm8, xmmword ptr [{p} + 32]\n",
-                "movdqa xmmword ptr [{p} + 32], xmm15\n",
-                scalar_swap!(3),
-                qr2!([key 4], "0", "0";
+            "movdqa xmm8, xmmword ptr [{p} + 32]\n",
+            "movdqa xmmword ptr [{p} + 32], xmm15\n",
+            scalar_swap!(3),
+            qr2!([key 4], "0", "0";
                 "xmm2", "xmm7", "xmm8", "xmm13", "xmm3", "xmm4", "xmm9", "xmm14", "xmm15"),
-                scalar_swap!(4),
-            ),
-            sc,
-            [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11]
-        );
-    }
+            scalar_swap!(4),
+        )
+    );
     v[15] = sc.slot;
     // The feed-forward as in [`keystream`].
     let init = core::hint::black_box(st);
@@ -446,6 +427,7 @@ pub(super) fn batch_and_block<const R: usize>(
     xor_out(&v, out);
     // The scalar block's words into vectors straight from the registers
     // (through memory, the wide loads would wait on the narrow stores).
+    let [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11] = r;
     let w = sc.words.map(|x| x as i32);
     let k = [
         _mm_setr_epi32(r0 as _, r1 as _, w[0], w[1]),
@@ -464,7 +446,6 @@ pub(super) fn batch_and_block<const R: usize>(
             _mm_storeu_si128(p, _mm_xor_si128(_mm_loadu_si128(p), _mm_add_epi32(k, i)));
         }
     }
-    let mut r = [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11];
     // Plain locals, in registers or spilled: wipe the copies.
     zeroize::Zeroize::zeroize(&mut r);
     zeroize::Zeroize::zeroize(&mut sc.words);
