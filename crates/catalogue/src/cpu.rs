@@ -329,8 +329,9 @@ pub fn features() -> CpuFeatures {
 /// ChaCha kernels run one more block on them
 /// ([`crate::dispatch::ChaChaImpl::Avx2Scalar`]). Intel's big cores
 /// (Haswell to Raptor Lake) issue vector and integer ALU instructions to the
-/// same ports 0, 1 and 5; other CPUs were not measured. Not a feature the
-/// mask can hide: it is what the CPU is, not what it may run.
+/// same ports 0, 1 and 5; other CPUs were not measured. Always false off
+/// x86-64. Not a feature the mask can hide: it is what the CPU is, not what
+/// it may run.
 pub fn vector_ports_apart() -> bool {
     #[cfg(target_arch = "x86_64")]
     {

@@ -308,9 +308,10 @@ macro_rules! double_rounds {
 }
 
 /// What [`keystream`]'s rounds do besides: nothing (`()`) or hash Poly1305
-/// blocks ([`Hash`]). (The rounds of one more block on the integer units
-/// have their own function, [`batch_and_block`].) A type rather than an enum argument so that each
-/// use gets its own copy of the rounds, without a branch or the unused paths.
+/// blocks ([`Hash`]); one more block on the integer units has its own
+/// function, [`batch_and_block`]. A type rather than an enum argument so
+/// that each use gets its own copy of the rounds, without a branch or the
+/// unused paths.
 pub(super) trait Stitch: Sized {
     /// The work, if any.
     #[cfg(target_arch = "x86_64")]
@@ -542,8 +543,9 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
 /// own counter), XORed into `block_out`. The extra block's rounds run in
 /// scalar registers inside the vector steps, on the integer units that the
 /// vector rounds leave idle on CPUs whose vector instructions have ports of
-/// their own (AMD Zen): there it costs about 3% of the batch's time, where
-/// alone it waits on its own dependency chains (about 100 ns on Zen 4).
+/// their own (AMD Zen): on Zen 4 it cost about 3% of the batch's time in a
+/// timing loop, where alone it waits on its own dependency chains (about
+/// 100 ns).
 ///
 /// The rounds are expanded here rather than through [`keystream`], which
 /// LLVM left out of line in this use: the 16 vectors went through memory,
