@@ -70,6 +70,8 @@ impl Drop for RoundKeys {
     }
 }
 
+#[doc(hidden)]
+pub static XX_CACHE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(true);
 /// The AES backends of this crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -147,6 +149,9 @@ impl Backend {
 pub struct AesModes {
     keys: RoundKeys,
     backend: Backend,
+    /// CTR's first-round table, made on the first long request.
+    #[cfg(target_arch = "x86_64")]
+    first_round: std::sync::OnceLock<x86_modes::FirstRound>,
 }
 
 impl AesModes {
@@ -177,7 +182,12 @@ impl AesModes {
         unsafe {
             aarch64_ce::expand(key, &mut keys)
         };
-        Some(AesModes { keys, backend })
+        Some(AesModes {
+            keys,
+            backend,
+            #[cfg(target_arch = "x86_64")]
+            first_round: std::sync::OnceLock::new(),
+        })
     }
 
     /// The backend that runs.
@@ -278,15 +288,24 @@ impl AesModes {
     pub fn ctr_apply(&self, counter: &mut [u8; 16], data: &mut [u8]) {
         let mut c = u128::from_be_bytes(*counter);
         let k = &self.keys;
+        #[cfg(target_arch = "x86_64")]
+        let first = (data.len() >= x86_modes::FIRST_ROUND_FROM
+            && XX_CACHE.load(core::sync::atomic::Ordering::Relaxed))
+        .then(|| {
+            self.first_round
+                // SAFETY: every x86 backend needs AES-NI, which
+                // `with_backend` checked.
+                .get_or_init(|| unsafe { x86_modes::FirstRound::new(&k.enc[0]) })
+        });
         // SAFETY: `with_backend` checked the CPU has the backend's features.
         unsafe {
             match self.backend {
                 #[cfg(target_arch = "x86_64")]
-                Backend::AesNi => x86_aesni::ctr(&k.enc, k.nr, &mut c, data),
+                Backend::AesNi => x86_aesni::ctr(&k.enc, k.nr, first, &mut c, data),
                 #[cfg(target_arch = "x86_64")]
-                Backend::Vaes256 => x86_vaes256::ctr(&k.enc, k.nr, &mut c, data),
+                Backend::Vaes256 => x86_vaes256::ctr(&k.enc, k.nr, first, &mut c, data),
                 #[cfg(target_arch = "x86_64")]
-                Backend::Vaes512 => x86_vaes512::ctr(&k.enc, k.nr, &mut c, data),
+                Backend::Vaes512 => x86_vaes512::ctr(&k.enc, k.nr, first, &mut c, data),
                 #[cfg(target_arch = "aarch64")]
                 Backend::ArmCe => aarch64_ce::ctr(&k.enc, k.nr, &mut c, data),
             }

@@ -265,19 +265,25 @@ pub(super) unsafe fn cbc_decrypt(
 /// # Safety
 /// The CPU must have AES-NI and SSSE3.
 #[target_feature(enable = "aes,sse2,ssse3")]
-pub(super) unsafe fn ctr(keys: &[[u8; 16]; MAX_KEYS], nr: usize, c: &mut u128, data: &mut [u8]) {
+pub(super) unsafe fn ctr(
+    keys: &[[u8; 16]; MAX_KEYS],
+    nr: usize,
+    first: Option<&m::FirstRound>,
+    c: &mut u128,
+    data: &mut [u8],
+) {
     // SAFETY: compiled with and called on a CPU with this backend's features.
     unsafe {
         let done = if data.len() < CTR_WIDE_FROM {
-            by_rounds!(nr, ctr::<Xmm, W>(keys, c, data))
+            by_rounds!(nr, ctr::<Xmm, W>(keys, first, c, data))
         } else {
-            by_rounds!(nr, ctr::<Xmm, W_WIDE>(keys, c, data))
+            by_rounds!(nr, ctr::<Xmm, W_WIDE>(keys, first, c, data))
         };
         let rest = &mut data[done..];
         if !rest.is_empty() {
             let mut block = [0u8; 16];
             block[..rest.len()].copy_from_slice(rest);
-            by_rounds!(nr, ctr::<Xmm, 1>(keys, c, &mut block));
+            by_rounds!(nr, ctr::<Xmm, 1>(keys, None, c, &mut block));
             rest.copy_from_slice(&block[..rest.len()]);
         }
     }

@@ -198,13 +198,23 @@ pub(super) unsafe fn cbc_decrypt(
 /// # Safety
 /// The CPU must have VAES and AVX2.
 #[target_feature(enable = "aes,vaes,avx2")]
-pub(super) unsafe fn ctr(keys: &[[u8; 16]; MAX_KEYS], nr: usize, c: &mut u128, data: &mut [u8]) {
+pub(super) unsafe fn ctr(
+    keys: &[[u8; 16]; MAX_KEYS],
+    nr: usize,
+    first: Option<&m::FirstRound>,
+    c: &mut u128,
+    data: &mut [u8],
+) {
     // SAFETY: as in `ecb`.
     unsafe {
-        let lead = m::ctr_lead(*c, W * Ymm::N, data.len());
-        x86_aesni::ctr(keys, nr, c, &mut data[..lead]);
-        let done = lead + by_rounds!(nr, ctr::<Ymm, W>(keys, c, &mut data[lead..]));
-        x86_aesni::ctr(keys, nr, c, &mut data[done..]);
+        // With the first round cached, any counter runs as fast.
+        let lead = match first {
+            Some(_) => 0,
+            None => m::ctr_lead(*c, W * Ymm::N, data.len()),
+        };
+        x86_aesni::ctr(keys, nr, None, c, &mut data[..lead]);
+        let done = lead + by_rounds!(nr, ctr::<Ymm, W>(keys, first, c, &mut data[lead..]));
+        x86_aesni::ctr(keys, nr, None, c, &mut data[done..]);
     }
 }
 
