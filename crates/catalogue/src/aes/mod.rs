@@ -70,8 +70,6 @@ impl Drop for RoundKeys {
     }
 }
 
-#[doc(hidden)]
-pub static XX_CACHE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(true);
 /// The AES backends of this crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -286,12 +284,20 @@ impl AesModes {
     /// over the whole block that wraps modulo 2^128, as OpenSSL's; `counter`
     /// advances by the blocks used, a partial last block using up one.
     pub fn ctr_apply(&self, counter: &mut [u8; 16], data: &mut [u8]) {
+        self.ctr_apply_with(counter, data, true);
+    }
+
+    /// [`AesModes::ctr_apply`], with the first-round cache of long requests
+    /// (x86) turned off when `first_round` is false: for the side-by-side
+    /// example `aes_ctr_first_round`, not for use.
+    #[doc(hidden)]
+    pub fn ctr_apply_with(&self, counter: &mut [u8; 16], data: &mut [u8], first_round: bool) {
         let mut c = u128::from_be_bytes(*counter);
         let k = &self.keys;
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = first_round;
         #[cfg(target_arch = "x86_64")]
-        let first = (data.len() >= x86_modes::FIRST_ROUND_FROM
-            && XX_CACHE.load(core::sync::atomic::Ordering::Relaxed))
-        .then(|| {
+        let first = (first_round && data.len() >= x86_modes::FIRST_ROUND_FROM).then(|| {
             self.first_round
                 // SAFETY: every x86 backend needs AES-NI, which
                 // `with_backend` checked.

@@ -570,7 +570,7 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     // `nb` <= MAX_BLOCKS blocks, those of `data` inside the batch at `p`.
     unsafe {
         let k = splat_keys::<V>(keys);
-        if let Some(t) = first {
+        if let Some(t) = first.filter(|_| first_round_pays(V::N, NR)) {
             done = ctr_first_round_cached::<V, NR, W>(&k, keys, t, &mut c, data);
         } else if V::N == 1 {
             // Single blocks up to a counter that is a multiple of the batch
@@ -685,6 +685,16 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
 /// the first of them).
 pub(crate) const FIRST_ROUND_FROM: usize = 4096;
 
+/// Whether CTR caches the first round ([`ctr_first_round_cached`]) with `n`
+/// blocks a vector and `nr` rounds. It pays where the AES instructions bound
+/// the loop: on Zen 4 (64 KiB requests, best of 15, side by side) AES-NI
+/// ran 1.07-1.09x with it at every key size, VAES-256 and VAES-512 AES-256
+/// 1.04-1.08x; VAES AES-128, as fast as ECB there already, ran 0.95-1.03x,
+/// and VAES-512 with 8 registers a batch (32 buffer stores) 0.79x.
+pub(super) fn first_round_pays(n: usize, nr: usize) -> bool {
+    n == 1 || nr >= 12
+}
+
 /// What each value of counter byte 15 adds to the output of round 1 (see
 /// [`ctr_first_round_cached`]): word 0 of E[v], the only word it touches.
 /// It depends on byte 15 of round key 0, so it is wiped on drop.
@@ -791,31 +801,44 @@ unsafe fn ctr_first_round_cached<V: Lanes, const NR: usize, const W: usize>(
             }
             r as u32
         };
-        let mut buf = CtrBuf([[0u8; 16]; MAX_BLOCKS]);
-        let buf = &mut buf.0;
-        let mut r0 = fill(buf, c);
+        // Two buffers, batches alternating between them: a batch's words
+        // are stored a whole batch before its loads, by when the stores
+        // have left the store queue (a wide load over stores still queued
+        // waits for them; with one buffer VAES-512 ran 0.87-0.90x).
+        let mut bufs = [
+            CtrBuf([[0u8; 16]; MAX_BLOCKS]),
+            CtrBuf([[0u8; 16]; MAX_BLOCKS]),
+        ];
+        let mut r0 = [
+            fill(&mut bufs[0].0, c),
+            fill(&mut bufs[1].0, c.wrapping_add(nb as u128)),
+        ];
+        let mut i = 0;
         while data.len() - done >= nb * 16 {
             let p = data.as_mut_ptr().add(done);
+            let buf = &mut bufs[i].0;
             let mut s: [V; W] = each(|j| V::load(buf[j * V::N].as_ptr()));
-            let next = c.wrapping_add(nb as u128);
+            // This buffer's next batch, two on.
+            let next = c.wrapping_add(2 * nb as u128);
             let lo = next as u8 as usize;
             if next >> 8 == c >> 8 && lo + nb <= 256 {
                 // The same run of 256 as this batch, which is whole in it:
                 // only word 0 changes. Volatile, as in `ctr`'s buffer path
                 // (kept in memory, off the vector ports).
-                for (i, b) in buf.iter_mut().take(nb).enumerate() {
-                    core::ptr::write_volatile(b.as_mut_ptr().cast::<u32>(), r0 ^ t.0[lo + i]);
+                for (j, b) in buf.iter_mut().take(nb).enumerate() {
+                    core::ptr::write_volatile(b.as_mut_ptr().cast::<u32>(), r0[i] ^ t.0[lo + j]);
                 }
             } else {
-                r0 = fill(buf, next);
+                r0[i] = fill(buf, next);
             }
             rounds_from::<V, NR, W, true, 2>(k, &mut s, |_| {});
             for (j, x) in s.iter().enumerate() {
                 let q = p.add(j * vb);
                 x.enc_last(k[NR].xor(V::load(q))).store(q);
             }
-            c = next;
+            c = c.wrapping_add(nb as u128);
             done += nb * 16;
+            i ^= 1;
         }
     }
     *ctr = c;

@@ -208,6 +208,7 @@ pub(super) unsafe fn ctr(
     // SAFETY: as in `ecb`.
     unsafe {
         // With the first round cached, any counter runs as fast.
+        let first = first.filter(|_| m::first_round_pays(Ymm::N, nr));
         let lead = match first {
             Some(_) => 0,
             None => m::ctr_lead(*c, W * Ymm::N, data.len()),
