@@ -715,9 +715,8 @@ impl FirstRound {
         unsafe {
             let zero = _mm_setzero_si128();
             let at_zero = _mm_aesenc_si128(zero, zero);
-            let key_byte = _mm_insert_epi8::<15>(zero, i32::from(k0[15]));
             for (v, w) in t.0.iter_mut().enumerate() {
-                let x = _mm_xor_si128(key_byte, _mm_slli_si128::<15>(_mm_cvtsi32_si128(v as i32)));
+                let x = _mm_slli_si128::<15>(_mm_cvtsi32_si128(i32::from(v as u8 ^ k0[15])));
                 *w = _mm_cvtsi128_si32(_mm_xor_si128(_mm_aesenc_si128(x, zero), at_zero)) as u32;
             }
         }
@@ -764,7 +763,7 @@ unsafe fn ctr_first_round_cached<V: Lanes, const NR: usize, const W: usize>(
     const MAX_BLOCKS: usize = 32;
     let vb = 16 * V::N;
     let nb = W * V::N;
-    assert!(nb <= MAX_BLOCKS && nb <= 256, "a CTR batch of {nb} blocks");
+    assert!(nb <= MAX_BLOCKS, "a CTR batch of {nb} blocks");
     let mut c = *ctr;
     let mut done = 0;
     if data.len() < nb * 16 {
