@@ -500,10 +500,13 @@ pub(super) fn ctr_lead(c: u128, blocks: usize, len: usize) -> usize {
 /// a register).
 pub(super) const CTR_LEAD_FROM: usize = 4096;
 
+/// Blocks a CTR batch may have: 8 vectors of up to 4 blocks.
+const MAX_BLOCKS: usize = 32;
+
 /// [`ctr`]'s counter blocks, aligned for its 32-bit stores. They are XORed
 /// with round key 0, and so wiped on drop, 16 bytes a store.
 #[repr(C, align(16))]
-struct CtrBuf([[u8; 16]; 32]);
+struct CtrBuf([[u8; 16]; MAX_BLOCKS]);
 
 impl Drop for CtrBuf {
     fn drop(&mut self) {
@@ -544,8 +547,6 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     ctr: &mut u128,
     data: &mut [u8],
 ) -> usize {
-    /// Blocks the buffer holds: 8 vectors of up to 4 blocks.
-    const MAX_BLOCKS: usize = 32;
     let vb = 16 * V::N;
     let nb = W * V::N;
     assert!(nb <= MAX_BLOCKS, "a CTR batch of {nb} blocks");
@@ -685,6 +686,42 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
 /// the first of them).
 pub(crate) const FIRST_ROUND_FROM: usize = 4096;
 
+/// The wide backends' CTR over `data`, a partial last block included: with
+/// the first round cached where it pays, from any counter; otherwise single
+/// AES-NI blocks first up to a counter that is a multiple of the batch
+/// ([`ctr_lead`]). The blocks after the last whole vector run on AES-NI.
+///
+/// # Safety
+/// The caller runs with V's features (which include AES-NI), inlined into
+/// its `#[target_feature]` entry point.
+#[inline(always)]
+pub(super) unsafe fn ctr_wide<V: Lanes, const W: usize>(
+    keys: &[[u8; 16]; MAX_KEYS],
+    nr: usize,
+    first: Option<&FirstRound>,
+    c: &mut u128,
+    data: &mut [u8],
+) {
+    use super::x86_aesni::ctr as narrow;
+    let first = first.filter(|_| first_round_pays(V::N, nr));
+    let lead = match first {
+        Some(_) => 0,
+        None => ctr_lead(*c, W * V::N, data.len()),
+    };
+    // SAFETY: the caller runs with V's features, AES-NI among them.
+    unsafe {
+        narrow(keys, nr, None, c, &mut data[..lead]);
+        let rest = &mut data[lead..];
+        let done = lead
+            + match nr {
+                10 => ctr::<V, 10, W>(keys, first, c, rest),
+                12 => ctr::<V, 12, W>(keys, first, c, rest),
+                _ => ctr::<V, 14, W>(keys, first, c, rest),
+            };
+        narrow(keys, nr, None, c, &mut data[done..]);
+    }
+}
+
 /// Whether CTR caches the first round ([`ctr_first_round_cached`]) with `n`
 /// blocks a vector and `nr` rounds. It pays where the AES instructions bound
 /// the loop: on Zen 4 (64 KiB requests, best of 15, side by side) AES-NI
@@ -710,15 +747,12 @@ impl FirstRound {
     pub(crate) unsafe fn new(k0: &[u8; 16]) -> FirstRound {
         use core::arch::x86_64::*;
         let mut t = FirstRound([0; 256]);
-        // SAFETY: compiled with AES-NI (the caller checked the CPU has it);
-        // SSE2 is the x86-64 baseline.
-        unsafe {
-            let zero = _mm_setzero_si128();
-            let at_zero = _mm_aesenc_si128(zero, zero);
-            for (v, w) in t.0.iter_mut().enumerate() {
-                let x = _mm_slli_si128::<15>(_mm_cvtsi32_si128(i32::from(v as u8 ^ k0[15])));
-                *w = _mm_cvtsi128_si32(_mm_xor_si128(_mm_aesenc_si128(x, zero), at_zero)) as u32;
-            }
+        // Compiled with AES-NI, so the intrinsics are safe to call here.
+        let zero = _mm_setzero_si128();
+        let at_zero = _mm_aesenc_si128(zero, zero);
+        for (v, w) in t.0.iter_mut().enumerate() {
+            let x = _mm_slli_si128::<15>(_mm_cvtsi32_si128(i32::from(v as u8 ^ k0[15])));
+            *w = _mm_cvtsi128_si32(_mm_xor_si128(_mm_aesenc_si128(x, zero), at_zero)) as u32;
         }
         t
     }
@@ -760,10 +794,8 @@ unsafe fn ctr_first_round_cached<V: Lanes, const NR: usize, const W: usize>(
     data: &mut [u8],
 ) -> usize {
     use core::arch::x86_64::{_mm_aesenc_si128, _mm_loadu_si128, _mm_storeu_si128};
-    const MAX_BLOCKS: usize = 32;
     let vb = 16 * V::N;
     let nb = W * V::N;
-    assert!(nb <= MAX_BLOCKS, "a CTR batch of {nb} blocks");
     let mut c = *ctr;
     let mut done = 0;
     if data.len() < nb * 16 {

@@ -206,17 +206,7 @@ pub(super) unsafe fn ctr(
     data: &mut [u8],
 ) {
     // SAFETY: as in `ecb`.
-    unsafe {
-        // With the first round cached, any counter runs as fast.
-        let first = first.filter(|_| m::first_round_pays(Ymm::N, nr));
-        let lead = match first {
-            Some(_) => 0,
-            None => m::ctr_lead(*c, W * Ymm::N, data.len()),
-        };
-        x86_aesni::ctr(keys, nr, None, c, &mut data[..lead]);
-        let done = lead + by_rounds!(nr, ctr::<Ymm, W>(keys, first, c, &mut data[lead..]));
-        x86_aesni::ctr(keys, nr, None, c, &mut data[done..]);
-    }
+    unsafe { m::ctr_wide::<Ymm, W>(keys, nr, first, c, data) }
 }
 
 /// XTS over the whole blocks of `data` from tweak `t`, which advances. The

@@ -160,17 +160,7 @@ pub(super) unsafe fn ctr(
     data: &mut [u8],
 ) {
     // SAFETY: as in `ecb`.
-    unsafe {
-        // With the first round cached, any counter runs as fast.
-        let first = first.filter(|_| m::first_round_pays(Zmm::N, nr));
-        let lead = match first {
-            Some(_) => 0,
-            None => m::ctr_lead(*c, W * Zmm::N, data.len()),
-        };
-        x86_aesni::ctr(keys, nr, None, c, &mut data[..lead]);
-        let done = lead + by_rounds!(nr, ctr::<Zmm, W>(keys, first, c, &mut data[lead..]));
-        x86_aesni::ctr(keys, nr, None, c, &mut data[done..]);
-    }
+    unsafe { m::ctr_wide::<Zmm, W>(keys, nr, first, c, data) }
 }
 
 /// XTS over the whole blocks of `data` from tweak `t`, which advances.
