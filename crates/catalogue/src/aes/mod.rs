@@ -297,7 +297,10 @@ impl AesModes {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = first_round;
         #[cfg(target_arch = "x86_64")]
-        let first = (first_round && data.len() >= x86_modes::FIRST_ROUND_FROM).then(|| {
+        let first = (first_round
+            && data.len() >= x86_modes::FIRST_ROUND_FROM
+            && x86_modes::first_round_pays(self.backend, k.nr))
+        .then(|| {
             self.first_round
                 // SAFETY: every x86 backend needs AES-NI, which
                 // `with_backend` checked.

@@ -571,7 +571,7 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
     // `nb` <= MAX_BLOCKS blocks, those of `data` inside the batch at `p`.
     unsafe {
         let k = splat_keys::<V>(keys);
-        if let Some(t) = first.filter(|_| first_round_pays(V::N, NR)) {
+        if let Some(t) = first {
             done = ctr_first_round_cached::<V, NR, W>(&k, keys, t, &mut c, data);
         } else if V::N == 1 {
             // Single blocks up to a counter that is a multiple of the batch
@@ -687,7 +687,8 @@ pub(super) unsafe fn ctr<V: Lanes, const NR: usize, const W: usize>(
 pub(crate) const FIRST_ROUND_FROM: usize = 4096;
 
 /// The wide backends' CTR over `data`, a partial last block included: with
-/// the first round cached where it pays, from any counter; otherwise single
+/// the first round cached when given its table (the caller asked
+/// [`first_round_pays`]), from any counter; otherwise single
 /// AES-NI blocks first up to a counter that is a multiple of the batch
 /// ([`ctr_lead`]). The blocks after the last whole vector run on AES-NI.
 ///
@@ -703,7 +704,6 @@ pub(super) unsafe fn ctr_wide<V: Lanes, const W: usize>(
     data: &mut [u8],
 ) {
     use super::x86_aesni::ctr as narrow;
-    let first = first.filter(|_| first_round_pays(V::N, nr));
     let lead = match first {
         Some(_) => 0,
         None => ctr_lead(*c, W * V::N, data.len()),
@@ -722,14 +722,15 @@ pub(super) unsafe fn ctr_wide<V: Lanes, const W: usize>(
     }
 }
 
-/// Whether CTR caches the first round ([`ctr_first_round_cached`]) with `n`
-/// blocks a vector and `nr` rounds. It pays where the AES instructions bound
+/// Whether CTR caches the first round ([`ctr_first_round_cached`]) on
+/// `backend` with `nr` rounds; the kernels run it whenever they are given
+/// the table. It pays where the AES instructions bound
 /// the loop: on Zen 4 (64 KiB requests, best of 15, side by side) AES-NI
 /// ran 1.07-1.09x with it at every key size, VAES-256 and VAES-512 AES-256
 /// 1.04-1.08x; VAES AES-128, as fast as ECB there already, ran 0.95-1.03x,
 /// and VAES-512 with 8 registers a batch (32 buffer stores) 0.79x.
-pub(super) fn first_round_pays(n: usize, nr: usize) -> bool {
-    n == 1 || nr >= 12
+pub(super) fn first_round_pays(backend: super::Backend, nr: usize) -> bool {
+    backend == super::Backend::AesNi || nr >= 12
 }
 
 /// What each value of counter byte 15 adds to the output of round 1 (see
