@@ -610,8 +610,18 @@ pub fn block_modes(
             dispatch::des().name(),
         ),
         (Algorithm::Rc2, _) => keyed(ciphers::Rc2::new_from_slice(key), a, n, "lanes16"),
-        (Algorithm::Tea, _) => keyed(ciphers::tea::Tea::with_repeats(key, repeats), a, n, "soft"),
-        (Algorithm::Xtea, _) => keyed(ciphers::tea::Xtea::with_repeats(key, repeats), a, n, "soft"),
+        (Algorithm::Tea, _) => keyed64::<_, { ciphers::tea::LANES }>(
+            ciphers::tea::Tea::with_repeats(key, repeats),
+            a,
+            n,
+            "soft",
+        ),
+        (Algorithm::Xtea, _) => keyed64::<_, { ciphers::tea::LANES }>(
+            ciphers::tea::Xtea::with_repeats(key, repeats),
+            a,
+            n,
+            "soft",
+        ),
         (Algorithm::Rc4 | Algorithm::ChaCha20, _) => {
             Err(SpecError::ModeNotSupported(algorithm, Mode::Ecb).into())
         }
