@@ -161,6 +161,24 @@ macro_rules! round8 {
             options(pure, nomem, nostack, preserves_flags),
         )
     };
+    (vex12 $op:literal, $b:expr, $k:expr) => {
+        core::arch::asm!(
+            concat!($op, " {0}, {0}, {k}"), concat!($op, " {1}, {1}, {k}"),
+            concat!($op, " {2}, {2}, {k}"), concat!($op, " {3}, {3}, {k}"),
+            concat!($op, " {4}, {4}, {k}"), concat!($op, " {5}, {5}, {k}"),
+            concat!($op, " {6}, {6}, {k}"), concat!($op, " {7}, {7}, {k}"),
+            concat!($op, " {8}, {8}, {k}"), concat!($op, " {9}, {9}, {k}"),
+            concat!($op, " {10}, {10}, {k}"), concat!($op, " {11}, {11}, {k}"),
+            inout(ymm_reg) $b[0].0, inout(ymm_reg) $b[1].0,
+            inout(ymm_reg) $b[2].0, inout(ymm_reg) $b[3].0,
+            inout(ymm_reg) $b[4].0, inout(ymm_reg) $b[5].0,
+            inout(ymm_reg) $b[6].0, inout(ymm_reg) $b[7].0,
+            inout(ymm_reg) $b[8].0, inout(ymm_reg) $b[9].0,
+            inout(ymm_reg) $b[10].0, inout(ymm_reg) $b[11].0,
+            k = in(ymm_reg) $k.0,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
     (vex $op:literal, $b:expr, $k:expr) => {
         core::arch::asm!(
             concat!($op, " {0}, {0}, {k}"), concat!($op, " {1}, {1}, {k}"),

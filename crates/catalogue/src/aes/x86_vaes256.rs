@@ -1,5 +1,5 @@
 //! VAES on 256-bit registers (VAES, VPCLMULQDQ and AVX2): 2 blocks per register, 8
-//! registers (16 blocks) in flight for ECB, CBC decryption, CTR and XTS (XTS
+//! registers (16 blocks) in flight for ECB, CTR and XTS, 12 for CBC decryption (XTS
 //! as an `asm!` loop whose tweaks are made on the integer pipes:
 //! [`xts_batches`]).
 //! CBC encryption is sequential and runs the AES-NI code; the last blocks
@@ -12,6 +12,13 @@ use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
 
 /// Registers in flight in the parallel modes.
 const W: usize = 8;
+/// Registers in flight in CBC decryption. With 8, a batch's AESDEC chain
+/// (4 cycles a round) is as long as its issue at two a cycle, which leaves
+/// no slack at the batch edges, as with AES-NI ([`x86_aesni`]'s `W_WIDE`).
+/// 12 measured 1.04x (AES-192), 1.02x (AES-128) and 1.00-1.01x (AES-256)
+/// against 8 on Zen 4, alternating runs (PERFORMANCE-LOG.md, fourteenth Zen 4
+/// session); not measured on Zen 3.
+const W_CBC: usize = 12;
 
 /// 2 AES blocks in a ymm register.
 #[derive(Clone, Copy)]
@@ -132,6 +139,24 @@ impl Lanes for Ymm {
         // SAFETY: the caller runs with VAES and AVX2.
         unsafe { last8_ymm::<ENC>(b, k) }
     }
+    #[inline(always)]
+    unsafe fn round12<const ENC: bool>(b: &mut [Self; 12], k: Self) {
+        // SAFETY: the caller runs with VAES and AVX2.
+        unsafe { round12_ymm::<ENC>(b, k) }
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn round12_ymm<const ENC: bool>(b: &mut [Ymm; 12], k: Ymm) {
+    // SAFETY: VAES and AVX2 are enabled; register operands only.
+    unsafe {
+        if ENC {
+            round8!(vex12 "vaesenc", b, k);
+        } else {
+            round8!(vex12 "vaesdec", b, k);
+        }
+    }
 }
 
 // The eight-register rounds as `asm!` (see `round8`); ymm operands need AVX
@@ -188,7 +213,7 @@ pub(super) unsafe fn cbc_decrypt(
 ) {
     // SAFETY: as in `ecb`.
     unsafe {
-        let done = by_rounds!(nr, cbc_decrypt::<Ymm, W>(keys, iv, data));
+        let done = by_rounds!(nr, cbc_decrypt::<Ymm, W_CBC>(keys, iv, data));
         x86_aesni::cbc_decrypt(keys, nr, iv, &mut data[done..]);
     }
 }
