@@ -353,6 +353,67 @@ pub fn vector_ports_apart() -> bool {
     false
 }
 
+/// Whether this CPU's vector gathers (`VPGATHERDD`) load at about the rate
+/// of the load ports, so that table lookups for eight blocks are one
+/// instruction ([`crate::dispatch::twofish`]): Intel's big cores from
+/// Skylake on (display family 6, model 0x4E or later, without the Atom
+/// models that have AVX2), unless the kernel reports the Gather Data
+/// Sampling mitigation, whose microcode makes gathers several times slower
+/// (Skylake to Tiger Lake with it loaded; the NUC of the studies is one).
+/// libgcrypt makes the same choice for its Twofish (`HWF_INTEL_FAST_VPGATHER`).
+/// Haswell's and Broadwell's gathers are slower; AMD's were not measured
+/// with this code. Measured on Emerald Rapids (model 0xCF). Like
+/// [`vector_ports_apart`], what the CPU is, not a feature the mask hides.
+pub fn fast_gather() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static FAST: OnceLock<bool> = OnceLock::new();
+        *FAST.get_or_init(|| {
+            // CPUID leaves 0 and 1 exist on every x86-64 CPU.
+            let (l0, l1) = (
+                core::arch::x86_64::__cpuid(0),
+                core::arch::x86_64::__cpuid(1),
+            );
+            let mut vendor = [0u8; 12];
+            for (i, r) in [l0.ebx, l0.edx, l0.ecx].into_iter().enumerate() {
+                vendor[4 * i..4 * i + 4].copy_from_slice(&r.to_le_bytes());
+            }
+            let gds = std::fs::read_to_string(
+                "/sys/devices/system/cpu/vulnerabilities/gather_data_sampling",
+            )
+            .ok();
+            gather_fast(&vendor, family(l1.eax), model(l1.eax), gds.as_deref())
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`fast_gather`] from the vendor string, display family and model, and the
+/// kernel's Gather Data Sampling report (`None`: no such file, a kernel from
+/// before 2023, which cannot say whether the microcode is loaded).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn gather_fast(vendor: &[u8; 12], family: u32, model: u32, gds: Option<&str>) -> bool {
+    // Atom cores with AVX2: Gracemont (Alder Lake-N), Crestmont (Sierra
+    // Forest, Grand Ridge).
+    const ATOMS: [u32; 3] = [0xBE, 0xAF, 0xB6];
+    let big_core = vendor == b"GenuineIntel" && family == 6 && model >= 0x4E;
+    let gds_fast = gds.is_some_and(|g| !g.trim_start().starts_with("Mitigation"));
+    big_core && !ATOMS.contains(&model) && gds_fast
+}
+
+/// The display model of CPUID leaf 1's EAX: the base model, plus the
+/// extended model (times 16) for display families 6 and 15.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn model(eax: u32) -> u32 {
+    let base = (eax >> 4) & 0xf;
+    if matches!((eax >> 8) & 0xf, 6 | 0xf) {
+        base | (((eax >> 16) & 0xf) << 4)
+    } else {
+        base
+    }
+}
+
 /// Whether the ChaCha kernels run one more block on the integer units
 /// ([`crate::dispatch::ChaChaImpl::Avx2Scalar`]): where the vector
 /// instructions have ports of their own ([`vector_ports_apart`]) and no
@@ -668,6 +729,31 @@ mod tests {
     /// CPUID signatures of real CPUs: Zen 2/3/4 and Hygon apart; Intel
     /// (Coffee Lake, Raptor Lake) and AMD Bulldozer (family 0x15, not
     /// measured) not.
+    /// CPUID signatures of real CPUs: Emerald Rapids 0x000C06F2 (model 0xCF),
+    /// Coffee Lake 0x000906EA (0x9E), Haswell 0x000306C3 (0x3C), Zen 4
+    /// 0x00A10F11 (family 0x19, model 0x11); and the kernel's GDS reports.
+    #[test]
+    fn gathers_fast_on_intel_big_cores_without_gds_microcode() {
+        assert_eq!((family(0x000C_06F2), model(0x000C_06F2)), (6, 0xCF));
+        assert_eq!(model(0x0009_06EA), 0x9E);
+        assert_eq!(model(0x0003_06C3), 0x3C);
+        assert_eq!((family(0x00A1_0F11), model(0x00A1_0F11)), (0x19, 0x11));
+        let intel = b"GenuineIntel";
+        let na = Some("Not affected\n");
+        assert!(gather_fast(intel, 6, 0xCF, na));
+        assert!(gather_fast(
+            intel,
+            6,
+            0x9E,
+            Some("Vulnerable: No microcode")
+        ));
+        assert!(!gather_fast(intel, 6, 0x9E, Some("Mitigation: Microcode")));
+        assert!(!gather_fast(intel, 6, 0xCF, None));
+        assert!(!gather_fast(intel, 6, 0x3C, na));
+        assert!(!gather_fast(intel, 6, 0xBE, na));
+        assert!(!gather_fast(b"AuthenticAMD", 0x19, 0x11, na));
+    }
+
     #[test]
     fn vector_ports_apart_on_zen_only() {
         assert_eq!(family(0x0083_0F10), 0x17); // Zen 2 (Ryzen 3000)

@@ -197,6 +197,25 @@ pub fn serpent() -> &'static str {
     }
 }
 
+/// Which Twofish code runs on bulk data (ECB, CBC decryption, CTR, XTS) for
+/// features `f` on a CPU whose gathers are fast or not
+/// ([`cpu::fast_gather`]): `"avx2-gather"` (16 blocks, each round's table
+/// lookups as AVX2 gathers; x86-64) or `"table"` (four blocks interleaved,
+/// the lookups as loads). CBC encryption and single blocks always take the
+/// table rounds.
+pub fn twofish_for(f: CpuFeatures, fast_gather: bool) -> &'static str {
+    if cfg!(target_arch = "x86_64") && f.avx2 && fast_gather {
+        "avx2-gather"
+    } else {
+        "table"
+    }
+}
+
+/// The Twofish implementation that runs here.
+pub fn twofish() -> &'static str {
+    twofish_for(cpu::features(), cpu::fast_gather())
+}
+
 /// Which RC4 key-stream loop runs: `"x86-64-asm"` (the `asm!` kernel of
 /// [`crate::ciphers::rc4`]; baseline x86-64 instructions, so every tier) or
 /// `"soft"` (the portable Rust loop, on other architectures).

@@ -580,7 +580,7 @@ pub fn block_modes(
             ciphers::twofish::Twofish::new_from_slice(key),
             a,
             n,
-            "table",
+            dispatch::twofish(),
         )?))),
         (Algorithm::Camellia, _) => {
             let cipher =
@@ -759,7 +759,7 @@ fn build_xts(spec: CipherSpec, key: &[u8]) -> Result<Box<dyn CipherOp>, CipherEr
     Ok(match (spec.algorithm, key.len() / 2) {
         (Algorithm::Aes, n) => with_aes!(n, xts(spec, key, aes)),
         (Algorithm::Serpent, _) => xts::<ciphers::Serpent>(spec, key, ciphers::serpent_backend()),
-        (Algorithm::Twofish, _) => xts::<ciphers::twofish::Twofish>(spec, key, "table"),
+        (Algorithm::Twofish, _) => xts::<ciphers::twofish::Twofish>(spec, key, dispatch::twofish()),
         (Algorithm::Camellia, _) => {
             xts::<ciphers::Camellia>(spec, key, ciphers::camellia_backend())
         }

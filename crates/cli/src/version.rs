@@ -30,7 +30,7 @@ pub fn long_version() -> String {
     format!(
         "{}\ncpu features: {}\ncpu detected: {}\ncpu disabled: {}\ntier: {}\n\
          tiers: {}\nlibrary mask: {}\n\
-         implementations: aes={} chacha20={} serpent={} camellia={} aes-gcm={} chacha20-poly1305={}\n\
+         implementations: aes={} chacha20={} serpent={} twofish={} camellia={} aes-gcm={} chacha20-poly1305={}\n\
          compiled for: {}\n",
         env!("CARGO_PKG_VERSION"),
         cpu::features(),
@@ -42,6 +42,7 @@ pub fn long_version() -> String {
         dispatch::aes().name(),
         dispatch::chacha().name(),
         dispatch::serpent(),
+        dispatch::twofish(),
         dispatch::camellia(),
         dispatch::aead_name(true),
         dispatch::aead_name(false),

@@ -1,0 +1,223 @@
+//! Twofish on AVX2 with gathers: sixteen blocks at a time, word `j` of eight
+//! blocks per 256-bit register, two registers per word.
+//!
+//! A round's `g` functions are eight lookups per block in the four
+//! key-dependent 1 KiB tables of [`Twofish`]; here each is one `VPGATHERDD`
+//! for eight blocks, the byte extraction and everything else one vector
+//! instruction for eight blocks. The table code spends two or three integer
+//! instructions a lookup on the extraction alone, so where gathers run at
+//! the load ports' rate (Intel's big cores from Skylake on, unless the
+//! Gather Data Sampling microcode slows them: [`crate::cpu::fast_gather`])
+//! this does the same loads with a fraction of the instructions. As
+//! libgcrypt's `twofish-avx2-amd64.S`, which makes the same choice.
+//!
+//! Like the table code, lookups are indexed by secret bytes: not constant
+//! time with respect to cache-timing side channels.
+
+use core::arch::x86_64::*;
+
+use super::Twofish;
+
+/// Blocks per call.
+pub(super) const LANES: usize = 16;
+
+type V = __m256i;
+
+/// The four words of eight blocks, two such sets per call.
+type State = [[V; 4]; 2];
+
+/// `g(x)` for the eight words of `x`: the XOR of `s[j][byte j of x]`, or with
+/// `rot` of `x <<< 8` (the second `g` of a round).
+#[inline(always)]
+unsafe fn g(s: &[[u32; 256]; 4], x: V, rot: bool) -> V {
+    // SAFETY: the caller runs with AVX2. Every index is a byte (masked to
+    // 0..=255 or a shift by 24 of a 32-bit lane), so each gather reads inside
+    // its 256-entry table.
+    unsafe {
+        let ff = _mm256_set1_epi32(0xFF);
+        let b0 = _mm256_and_si256(x, ff);
+        let b1 = _mm256_and_si256(_mm256_srli_epi32::<8>(x), ff);
+        let b2 = _mm256_and_si256(_mm256_srli_epi32::<16>(x), ff);
+        let b3 = _mm256_srli_epi32::<24>(x);
+        // g(x <<< 8) takes byte 3 of x at position 0, byte 0 at 1, ...
+        let (i0, i1, i2, i3) = if rot {
+            (b3, b0, b1, b2)
+        } else {
+            (b0, b1, b2, b3)
+        };
+        let t0 = _mm256_i32gather_epi32::<4>(s[0].as_ptr().cast(), i0);
+        let t1 = _mm256_i32gather_epi32::<4>(s[1].as_ptr().cast(), i1);
+        let t2 = _mm256_i32gather_epi32::<4>(s[2].as_ptr().cast(), i2);
+        let t3 = _mm256_i32gather_epi32::<4>(s[3].as_ptr().cast(), i3);
+        _mm256_xor_si256(_mm256_xor_si256(t0, t1), _mm256_xor_si256(t2, t3))
+    }
+}
+
+#[inline(always)]
+unsafe fn rol1(x: V) -> V {
+    // SAFETY: the caller runs with AVX2.
+    unsafe { _mm256_or_si256(_mm256_slli_epi32::<1>(x), _mm256_srli_epi32::<31>(x)) }
+}
+
+#[inline(always)]
+unsafe fn ror1(x: V) -> V {
+    // SAFETY: the caller runs with AVX2.
+    unsafe { _mm256_or_si256(_mm256_srli_epi32::<1>(x), _mm256_slli_epi32::<31>(x)) }
+}
+
+#[inline(always)]
+unsafe fn splat(k: u32) -> V {
+    // SAFETY: the caller runs with AVX2.
+    unsafe { _mm256_set1_epi32(k as i32) }
+}
+
+/// `g` of words `a` (plain) and `b` (rotated), through the pseudo-Hadamard
+/// transform with round keys `k0`, `k1`: `(t0 + t1 + k0, t0 + 2 t1 + k1)`.
+#[inline(always)]
+unsafe fn f(s: &[[u32; 256]; 4], a: V, b: V, k0: u32, k1: u32) -> (V, V) {
+    // SAFETY: the caller runs with AVX2.
+    unsafe {
+        let t0 = g(s, a, false);
+        let t1 = g(s, b, true);
+        let f0 = _mm256_add_epi32(t0, t1);
+        (
+            _mm256_add_epi32(f0, splat(k0)),
+            _mm256_add_epi32(_mm256_add_epi32(f0, t1), splat(k1)),
+        )
+    }
+}
+
+/// Loads blocks `8h .. 8h + 8` and transposes them: word `j` of the eight
+/// blocks in register `j` (lanes in the order 0, 1, 2, 3 / 4, 5, 6, 7 by
+/// 128-bit half, as [`store`] expects).
+#[inline(always)]
+unsafe fn load(inp: *const [u8; 16], h: usize) -> [V; 4] {
+    // SAFETY: the caller runs with AVX2 and passes LANES readable blocks;
+    // each load reads one whole block.
+    unsafe {
+        let half = |i: usize| {
+            _mm256_loadu2_m128i(inp.add(8 * h + i + 4).cast(), inp.add(8 * h + i).cast())
+        };
+        transpose([half(0), half(1), half(2), half(3)])
+    }
+}
+
+/// The inverse of [`load`].
+#[inline(always)]
+unsafe fn store(out: *mut [u8; 16], h: usize, w: [V; 4]) {
+    // SAFETY: the caller runs with AVX2 and passes LANES writable blocks;
+    // each store writes one whole block.
+    unsafe {
+        let r = transpose(w);
+        for (i, v) in r.into_iter().enumerate() {
+            _mm256_storeu2_m128i(out.add(8 * h + i + 4).cast(), out.add(8 * h + i).cast(), v);
+        }
+    }
+}
+
+/// 4x4 transpose of 32-bit words in each 128-bit half (its own inverse).
+#[inline(always)]
+unsafe fn transpose([a, b, c, d]: [V; 4]) -> [V; 4] {
+    // SAFETY: the caller runs with AVX2.
+    unsafe {
+        let t0 = _mm256_unpacklo_epi32(a, b);
+        let t1 = _mm256_unpackhi_epi32(a, b);
+        let t2 = _mm256_unpacklo_epi32(c, d);
+        let t3 = _mm256_unpackhi_epi32(c, d);
+        [
+            _mm256_unpacklo_epi64(t0, t2),
+            _mm256_unpackhi_epi64(t0, t2),
+            _mm256_unpacklo_epi64(t1, t3),
+            _mm256_unpackhi_epi64(t1, t3),
+        ]
+    }
+}
+
+#[inline(always)]
+unsafe fn xor_keys(x: &mut State, k: [u32; 4]) {
+    // SAFETY: the caller runs with AVX2.
+    unsafe {
+        for set in x.iter_mut() {
+            for (w, &k) in set.iter_mut().zip(&k) {
+                *w = _mm256_xor_si256(*w, splat(k));
+            }
+        }
+    }
+}
+
+/// Encrypts the [`LANES`] blocks at `inp` into `out` (the same blocks, or
+/// [`LANES`] others that do not overlap them).
+///
+/// # Safety
+///
+/// The CPU must support AVX2; `inp` must be valid for reading and `out` for
+/// writing [`LANES`] blocks. All of the input is read before any output is
+/// written, so `inp == out` is allowed.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn encrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 16]) {
+    let (s, k) = (&c.s, &c.k);
+    // SAFETY: AVX2 is enabled for this function; the pointers as the
+    // caller promised.
+    unsafe {
+        let mut x: State = [load(inp, 0), load(inp, 1)];
+        xor_keys(&mut x, [k[0], k[1], k[2], k[3]]);
+        for r in 0..8 {
+            let rk = &k[8 + 4 * r..12 + 4 * r];
+            for b in x.iter_mut() {
+                let (f0, f1) = f(s, b[0], b[1], rk[0], rk[1]);
+                b[2] = ror1(_mm256_xor_si256(b[2], f0));
+                b[3] = _mm256_xor_si256(rol1(b[3]), f1);
+            }
+            for b in x.iter_mut() {
+                let (f0, f1) = f(s, b[2], b[3], rk[2], rk[3]);
+                b[0] = ror1(_mm256_xor_si256(b[0], f0));
+                b[1] = _mm256_xor_si256(rol1(b[1]), f1);
+            }
+        }
+        // Undo the last swap and apply output whitening.
+        for b in x.iter_mut() {
+            *b = [b[2], b[3], b[0], b[1]];
+        }
+        xor_keys(&mut x, [k[4], k[5], k[6], k[7]]);
+        store(out, 0, x[0]);
+        store(out, 1, x[1]);
+    }
+}
+
+/// Decrypts the [`LANES`] blocks at `inp` into `out` (the same blocks, or
+/// [`LANES`] others that do not overlap them).
+///
+/// # Safety
+///
+/// The CPU must support AVX2; `inp` must be valid for reading and `out` for
+/// writing [`LANES`] blocks. All of the input is read before any output is
+/// written, so `inp == out` is allowed.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn decrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 16]) {
+    let (s, k) = (&c.s, &c.k);
+    // SAFETY: AVX2 is enabled for this function; the pointers as the
+    // caller promised.
+    unsafe {
+        let mut x: State = [load(inp, 0), load(inp, 1)];
+        xor_keys(&mut x, [k[4], k[5], k[6], k[7]]);
+        for b in x.iter_mut() {
+            *b = [b[2], b[3], b[0], b[1]];
+        }
+        for r in (0..8).rev() {
+            let rk = &k[8 + 4 * r..12 + 4 * r];
+            for b in x.iter_mut() {
+                let (f0, f1) = f(s, b[2], b[3], rk[2], rk[3]);
+                b[0] = _mm256_xor_si256(rol1(b[0]), f0);
+                b[1] = ror1(_mm256_xor_si256(b[1], f1));
+            }
+            for b in x.iter_mut() {
+                let (f0, f1) = f(s, b[0], b[1], rk[0], rk[1]);
+                b[2] = _mm256_xor_si256(rol1(b[2]), f0);
+                b[3] = ror1(_mm256_xor_si256(b[3], f1));
+            }
+        }
+        xor_keys(&mut x, [k[0], k[1], k[2], k[3]]);
+        store(out, 0, x[0]);
+        store(out, 1, x[1]);
+    }
+}
