@@ -389,6 +389,20 @@ pub fn fast_gather() -> bool {
     false
 }
 
+/// Whether the CPU has GFNI and AVX-512 VBMI (Ice Lake, Zen 4 and later),
+/// which the AVX-512 Twofish kernel needs beside the `avx512` features:
+/// every CPU with VAES and AVX-512 that we know of has them, so the mask's
+/// `avx512` hides them too (the kernel runs only where `avx512` is in use).
+pub fn gfni_vbmi() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("gfni")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// [`fast_gather`] from the vendor string, display family and model, and the
 /// kernel's Gather Data Sampling report (`None`: no such file, a kernel from
 /// before 2023, which cannot say whether the microcode is loaded).

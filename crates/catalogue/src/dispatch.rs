@@ -198,13 +198,19 @@ pub fn serpent() -> &'static str {
 }
 
 /// Which Twofish code runs on bulk data (ECB, CBC decryption, CTR, XTS) for
-/// features `f` on a CPU whose gathers are fast or not
-/// ([`cpu::fast_gather`]): `"avx2-gather"` (16 blocks, each round's table
-/// lookups as AVX2 gathers; x86-64) or `"table"` (four blocks interleaved,
-/// the lookups as loads). CBC encryption and single blocks always take the
-/// table rounds.
-pub fn twofish_for(f: CpuFeatures, fast_gather: bool) -> &'static str {
-    if cfg!(target_arch = "x86_64") && f.avx2 && fast_gather {
+/// features `f`, on a CPU whose gathers are fast or not
+/// ([`cpu::fast_gather`]) and that has GFNI and VBMI or not
+/// ([`cpu::gfni_vbmi`]): `"avx512-gfni"` (32 blocks, S-boxes by byte
+/// permutes in registers and the MDS product by GFNI; constant time),
+/// `"avx2-gather"` (16 blocks, each round's table lookups as AVX2 gathers)
+/// or `"table"` (four blocks interleaved, the lookups as loads). CBC
+/// encryption and single blocks always take the table rounds.
+pub fn twofish_for(f: CpuFeatures, fast_gather: bool, gfni_vbmi: bool) -> &'static str {
+    if !cfg!(target_arch = "x86_64") {
+        "table"
+    } else if f.avx512 && gfni_vbmi {
+        "avx512-gfni"
+    } else if f.avx2 && fast_gather {
         "avx2-gather"
     } else {
         "table"
@@ -213,7 +219,7 @@ pub fn twofish_for(f: CpuFeatures, fast_gather: bool) -> &'static str {
 
 /// The Twofish implementation that runs here.
 pub fn twofish() -> &'static str {
-    twofish_for(cpu::features(), cpu::fast_gather())
+    twofish_for(cpu::features(), cpu::fast_gather(), cpu::gfni_vbmi())
 }
 
 /// Which RC4 key-stream loop runs: `"x86-64-asm"` (the `asm!` kernel of

@@ -46,11 +46,14 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 #[cfg(target_arch = "x86_64")]
 mod x86_avx2;
-
-/// Number of blocks of the backends' multi-block calls: the AVX2 gather
-/// kernel's 16 on x86-64, else the table rounds' [`TABLE_BLOCKS`].
 #[cfg(target_arch = "x86_64")]
-pub const PAR_BLOCKS: usize = x86_avx2::LANES;
+mod x86_gfni;
+
+/// Number of blocks of the backends' multi-block calls: the widest kernel's
+/// (AVX-512 with GFNI, 32) on x86-64, else the table rounds'
+/// [`TABLE_BLOCKS`].
+#[cfg(target_arch = "x86_64")]
+pub const PAR_BLOCKS: usize = x86_gfni::LANES;
 /// Number of blocks of the backends' multi-block calls.
 #[cfg(not(target_arch = "x86_64"))]
 pub const PAR_BLOCKS: usize = TABLE_BLOCKS;
@@ -60,7 +63,7 @@ const TABLE_BLOCKS: usize = 4;
 
 /// `ParBlocksSize` of the backends; must equal [`PAR_BLOCKS`].
 #[cfg(target_arch = "x86_64")]
-type ParSize = U16;
+type ParSize = U32;
 #[cfg(not(target_arch = "x86_64"))]
 type ParSize = cipher::consts::U4;
 
@@ -295,16 +298,75 @@ pub struct Twofish {
     /// output for byte `x` at position `j`; `g(X)` is the XOR of
     /// `s[j][byte j of X]`.
     s: [[u32; 256]; 4],
-    /// Bulk data through the AVX2 gather kernel (else the table rounds), as
-    /// [`crate::dispatch::twofish`] chose when the key was set.
-    gather: bool,
+    /// The key-dependent S-boxes alone, their outputs mapped into AES's
+    /// field (the AVX-512 GFNI kernel's tables).
+    #[cfg(target_arch = "x86_64")]
+    sbox_phi: [[u8; 256]; 4],
+    /// The code that runs bulk data, as [`crate::dispatch::twofish`] chose
+    /// when the key was set.
+    imp: Imp,
+}
+
+/// Twofish's multi-block implementations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Imp {
+    /// Four blocks interleaved, lookups as loads.
+    Table,
+    /// 16 blocks, lookups as AVX2 gathers.
+    #[cfg(target_arch = "x86_64")]
+    Gather,
+    /// 32 blocks, S-boxes by AVX-512 VBMI permutes, MDS by GFNI.
+    #[cfg(target_arch = "x86_64")]
+    Gfni,
+}
+
+impl Imp {
+    const ALL: &[Imp] = &[
+        Imp::Table,
+        #[cfg(target_arch = "x86_64")]
+        Imp::Gather,
+        #[cfg(target_arch = "x86_64")]
+        Imp::Gfni,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Imp::Table => "table",
+            #[cfg(target_arch = "x86_64")]
+            Imp::Gather => "avx2-gather",
+            #[cfg(target_arch = "x86_64")]
+            Imp::Gfni => "avx512-gfni",
+        }
+    }
+
+    /// Whether the CPU features in use run it.
+    fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        let f = crate::cpu::features();
+        match self {
+            Imp::Table => true,
+            #[cfg(target_arch = "x86_64")]
+            Imp::Gather => f.avx2,
+            #[cfg(target_arch = "x86_64")]
+            Imp::Gfni => f.avx512 && crate::cpu::gfni_vbmi(),
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Imp> {
+        Imp::ALL.iter().copied().find(|i| i.name() == name)
+    }
 }
 
 impl Twofish {
-    /// The multi-block implementation this key runs: `"avx2-gather"` or
-    /// `"table"`.
+    /// The multi-block implementation this key runs: `"avx512-gfni"`,
+    /// `"avx2-gather"` or `"table"`.
     pub fn backend(&self) -> &'static str {
-        if self.gather { "avx2-gather" } else { "table" }
+        self.imp.name()
+    }
+
+    /// Every multi-block implementation's name.
+    pub fn backends() -> impl Iterator<Item = &'static str> {
+        Imp::ALL.iter().map(|i| i.name())
     }
 
     /// The same key on the multi-block implementation `name` (as
@@ -312,19 +374,14 @@ impl Twofish {
     /// mask applied) cannot run it: for the tests and benchmarks of each
     /// backend.
     pub fn with_backend(&self, name: &str) -> Option<Self> {
-        let gather = match name {
-            "table" => false,
-            "avx2-gather" if cfg!(target_arch = "x86_64") && crate::cpu::features().avx2 => true,
-            _ => return None,
-        };
+        let imp = Imp::from_name(name).filter(|i| i.available())?;
         let mut c = self.clone();
-        c.gather = gather;
+        c.imp = imp;
         Some(c)
     }
 
-    /// Encrypts `n` blocks (at most [`PAR_BLOCKS`]) from `inp` to `out`: the
-    /// gather kernel (padded, for `n` of 8 or more), else the table rounds
-    /// [`TABLE_BLOCKS`] at a time.
+    /// Encrypts `n` blocks from `inp` to `out`: the kernel `imp` names
+    /// ([`Twofish::wide_many`]), the table rounds for what it leaves.
     ///
     /// # Safety
     ///
@@ -332,16 +389,22 @@ impl Twofish {
     /// blocks or disjoint ones.
     #[inline(always)]
     unsafe fn encrypt_many(&self, inp: *const [u8; 16], out: *mut [u8; 16], n: usize) {
-        // SAFETY: as the caller promised; the kernel runs only with AVX2.
+        // SAFETY: as the caller promised; `imp` is a kernel the CPU runs
+        // (`dispatch::twofish`, `with_backend`), and blocks `done..n` exist.
         unsafe {
-            #[cfg(target_arch = "x86_64")]
-            if self.gather && n >= PAR_BLOCKS / 2 {
-                return self.gather_many(inp, out, n, x86_avx2::encrypt);
-            }
+            let done = match self.imp {
+                Imp::Table => 0,
+                #[cfg(target_arch = "x86_64")]
+                Imp::Gather => {
+                    self.wide_many::<{ x86_avx2::LANES }>(inp, out, n, x86_avx2::encrypt)
+                }
+                #[cfg(target_arch = "x86_64")]
+                Imp::Gfni => self.wide_many::<{ x86_gfni::LANES }>(inp, out, n, x86_gfni::encrypt),
+            };
             self.table_many(
-                inp,
-                out,
-                n,
+                inp.add(done),
+                out.add(done),
+                n - done,
                 |c, x| c.encrypt_words(x),
                 |c, x| c.encrypt_words(x),
             );
@@ -355,49 +418,62 @@ impl Twofish {
     /// As [`Twofish::encrypt_many`].
     #[inline(always)]
     unsafe fn decrypt_many(&self, inp: *const [u8; 16], out: *mut [u8; 16], n: usize) {
-        // SAFETY: as the caller promised; the kernel runs only with AVX2.
+        // SAFETY: as in `encrypt_many`.
         unsafe {
-            #[cfg(target_arch = "x86_64")]
-            if self.gather && n >= PAR_BLOCKS / 2 {
-                return self.gather_many(inp, out, n, x86_avx2::decrypt);
-            }
+            let done = match self.imp {
+                Imp::Table => 0,
+                #[cfg(target_arch = "x86_64")]
+                Imp::Gather => {
+                    self.wide_many::<{ x86_avx2::LANES }>(inp, out, n, x86_avx2::decrypt)
+                }
+                #[cfg(target_arch = "x86_64")]
+                Imp::Gfni => self.wide_many::<{ x86_gfni::LANES }>(inp, out, n, x86_gfni::decrypt),
+            };
             self.table_many(
-                inp,
-                out,
-                n,
+                inp.add(done),
+                out.add(done),
+                n - done,
                 |c, x| c.decrypt_words(x),
                 |c, x| c.decrypt_words(x),
             );
         }
     }
 
-    /// `n` blocks through the gather kernel `kernel`, padded to its width.
+    /// The first blocks of `n` through the `L`-block kernel `kernel`: its
+    /// whole batches, and a rest of `L / 4` or more blocks padded to a batch
+    /// (cheaper than the table rounds from there). Returns how many blocks
+    /// it did; the rest is for the table rounds.
     ///
     /// # Safety
     ///
-    /// As [`Twofish::encrypt_many`], and AVX2 available (`self.gather`).
+    /// As [`Twofish::encrypt_many`], and `kernel` one the CPU runs.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn gather_many(
+    unsafe fn wide_many<const L: usize>(
         &self,
         inp: *const [u8; 16],
         out: *mut [u8; 16],
         n: usize,
         kernel: unsafe fn(&Self, *const [u8; 16], *mut [u8; 16]),
-    ) {
-        // SAFETY: `gather` is set only where AVX2 is in use
-        // (`dispatch::twofish`, `with_backend`); the pointers as promised, or
-        // a local buffer of the kernel's width.
+    ) -> usize {
+        // SAFETY: the pointers as promised (batch `i` ends at or before
+        // block `n`), or a local buffer of the kernel's width.
         unsafe {
-            if n == PAR_BLOCKS {
-                kernel(self, inp, out);
-            } else {
-                let mut buf = [[0u8; 16]; PAR_BLOCKS];
-                core::ptr::copy_nonoverlapping(inp, buf.as_mut_ptr(), n);
-                kernel(self, buf.as_ptr(), buf.as_mut_ptr());
-                core::ptr::copy_nonoverlapping(buf.as_ptr(), out, n);
-                buf.zeroize();
+            let mut i = 0;
+            while n - i >= L {
+                kernel(self, inp.add(i), out.add(i));
+                i += L;
             }
+            let rest = n - i;
+            if rest < L / 4 {
+                return i;
+            }
+            let mut buf = [[0u8; 16]; L];
+            core::ptr::copy_nonoverlapping(inp.add(i), buf.as_mut_ptr(), rest);
+            kernel(self, buf.as_ptr(), buf.as_mut_ptr());
+            core::ptr::copy_nonoverlapping(buf.as_ptr(), out.add(i), rest);
+            buf.zeroize();
+            n
         }
     }
 
@@ -499,7 +575,9 @@ impl Twofish {
         let mut out = Self {
             k: [0; 40],
             s: [[0; 256]; 4],
-            gather: crate::dispatch::twofish() == "avx2-gather",
+            #[cfg(target_arch = "x86_64")]
+            sbox_phi: [[0; 256]; 4],
+            imp: Imp::from_name(crate::dispatch::twofish()).unwrap_or(Imp::Table),
         };
 
         // Subkeys (paper, section 4.3).
@@ -517,6 +595,10 @@ impl Twofish {
                 // x < 256 by construction of the table size.
                 let y = h_byte(j, x as u8, &sl, k);
                 *entry = MDS_COL[j][usize::from(y)];
+                #[cfg(target_arch = "x86_64")]
+                {
+                    out.sbox_phi[j][x] = x86_gfni::PHI[usize::from(y)];
+                }
             }
         }
 
@@ -823,6 +905,8 @@ impl Drop for Twofish {
     fn drop(&mut self) {
         self.k.zeroize();
         self.s.zeroize();
+        #[cfg(target_arch = "x86_64")]
+        self.sbox_phi.zeroize();
     }
 }
 
@@ -1042,8 +1126,7 @@ mod tests {
     /// applied), a note printed for each it cannot.
     fn backends() -> Vec<&'static str> {
         let key = Twofish::new_from_slice(&[0u8; 16]).unwrap();
-        ["table", "avx2-gather"]
-            .into_iter()
+        Twofish::backends()
             .filter(|name| {
                 let ok = key.with_backend(name).is_some();
                 if !ok {
