@@ -88,42 +88,36 @@ const PHI_INV_MATRIX: u64 = {
     m
 };
 
-/// Per word, `phi` of MDS column `j` (row `i` in byte `i`).
+/// Per word, `phi` of the MDS matrix's diagonal `r`: byte `i` holds
+/// `phi(MDS[i][i - r])`, the factor of S-box output `i - r` (mod 4) in
+/// output byte `i`, which a rotation of the word by `r` bytes brings there.
 const MDS_PHI: [u32; 4] = {
     let mut c = [0u32; 4];
-    let mut j = 0;
-    while j < 4 {
+    let mut r = 0;
+    while r < 4 {
         let mut i = 0;
         while i < 4 {
-            c[j] |= (PHI[MDS[i][j] as usize] as u32) << (8 * i);
+            c[r] |= (PHI[MDS[i][(i + 4 - r) % 4] as usize] as u32) << (8 * i);
             i += 1;
         }
-        j += 1;
+        r += 1;
     }
     c
 };
 
-/// `PSHUFB` controls copying byte `b` of each word to all four of its bytes.
-const fn broadcast(b: u8) -> [u8; 64] {
-    let mut t = [0u8; 64];
-    let mut i = 0;
-    while i < 64 {
-        t[i] = (i as u8 & 0x0C) | b;
-        i += 1;
-    }
-    t
-}
+/// Byte masks of byte positions 1, 2 and 3 of every word.
+const POSITION: [u64; 3] = [
+    0x2222_2222_2222_2222,
+    0x4444_4444_4444_4444,
+    0x8888_8888_8888_8888,
+];
 
-/// [`broadcast`] of bytes 0 to 3.
-const BROADCAST: [[u8; 64]; 4] = [broadcast(0), broadcast(1), broadcast(2), broadcast(3)];
-
-/// What `g` needs in registers: the S-box tables, the MDS constants, the
-/// byte broadcasts and `phi^-1`.
+/// What `g` needs in registers: the S-box tables, the MDS constants and
+/// `phi^-1`.
 struct Consts {
     /// S-box `j`'s 256 bytes as four registers of 64.
     sbox: [[V; 4]; 4],
     mds: [V; 4],
-    bcast: [V; 4],
     phi_inv: V,
 }
 
@@ -138,7 +132,6 @@ unsafe fn consts(c: &Twofish) -> Consts {
                 core::array::from_fn(|q| load(&c.sbox_phi[j][64 * q..64 * q + 64]))
             }),
             mds: MDS_PHI.map(|m| _mm512_set1_epi32(m as i32)),
-            bcast: core::array::from_fn(|j| load(&BROADCAST[j])),
             phi_inv: _mm512_set1_epi64(PHI_INV_MATRIX as i64),
         }
     }
@@ -149,17 +142,25 @@ unsafe fn consts(c: &Twofish) -> Consts {
 unsafe fn g(k: &Consts, x: V, rot: bool) -> V {
     // SAFETY: the caller runs with AVX-512F/BW, VBMI and GFNI.
     unsafe {
-        let mut acc = _mm512_setzero_si512();
-        for j in 0..4 {
-            // g(x <<< 8) takes byte 3 of x at position 0, byte 0 at 1, ...
-            let b = if rot { (j + 3) % 4 } else { j };
-            let idx = _mm512_shuffle_epi8(x, k.bcast[b]);
-            let t = &k.sbox[j];
-            let lo = _mm512_permutex2var_epi8(t[0], idx, t[1]);
-            let hi = _mm512_permutex2var_epi8(t[2], idx, t[3]);
-            let y = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
-            acc = _mm512_xor_si512(acc, _mm512_gf2p8mul_epi8(y, k.mds[j]));
+        let x = if rot { _mm512_rol_epi32::<8>(x) } else { x };
+        let top = _mm512_movepi8_mask(x);
+        // Every S-box looks up every byte; byte j of each word keeps S-box
+        // j's output.
+        let sbox = |t: &[V; 4]| {
+            let lo = _mm512_permutex2var_epi8(t[0], x, t[1]);
+            let hi = _mm512_permutex2var_epi8(t[2], x, t[3]);
+            _mm512_mask_blend_epi8(top, lo, hi)
+        };
+        let mut y = sbox(&k.sbox[0]);
+        for (j, &pos) in POSITION.iter().enumerate() {
+            y = _mm512_mask_blend_epi8(pos, y, sbox(&k.sbox[j + 1]));
         }
+        // The MDS product as the sum over its diagonals.
+        let d0 = _mm512_gf2p8mul_epi8(y, k.mds[0]);
+        let d1 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<8>(y), k.mds[1]);
+        let d2 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<16>(y), k.mds[2]);
+        let d3 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<24>(y), k.mds[3]);
+        let acc = _mm512_xor_si512(_mm512_xor_si512(d0, d1), _mm512_xor_si512(d2, d3));
         _mm512_gf2p8affine_epi64_epi8::<0>(acc, k.phi_inv)
     }
 }
