@@ -337,15 +337,9 @@ pub fn vector_ports_apart() -> bool {
     {
         static APART: OnceLock<bool> = OnceLock::new();
         *APART.get_or_init(|| {
-            // CPUID leaves 0 and 1 exist on every x86-64 CPU.
-            let (l0, l1) = (
-                core::arch::x86_64::__cpuid(0),
-                core::arch::x86_64::__cpuid(1),
-            );
-            let mut vendor = [0u8; 12];
-            for (i, r) in [l0.ebx, l0.edx, l0.ecx].into_iter().enumerate() {
-                vendor[4 * i..4 * i + 4].copy_from_slice(&r.to_le_bytes());
-            }
+            // CPUID leaf 1 exists on every x86-64 CPU.
+            let l1 = core::arch::x86_64::__cpuid(1);
+            let vendor = vendor();
             ports_apart(&vendor, family(l1.eax))
         })
     }
@@ -369,15 +363,9 @@ pub fn fast_gather() -> bool {
     {
         static FAST: OnceLock<bool> = OnceLock::new();
         *FAST.get_or_init(|| {
-            // CPUID leaves 0 and 1 exist on every x86-64 CPU.
-            let (l0, l1) = (
-                core::arch::x86_64::__cpuid(0),
-                core::arch::x86_64::__cpuid(1),
-            );
-            let mut vendor = [0u8; 12];
-            for (i, r) in [l0.ebx, l0.edx, l0.ecx].into_iter().enumerate() {
-                vendor[4 * i..4 * i + 4].copy_from_slice(&r.to_le_bytes());
-            }
+            // CPUID leaf 1 exists on every x86-64 CPU.
+            let l1 = core::arch::x86_64::__cpuid(1);
+            let vendor = vendor();
             let gds = std::fs::read_to_string(
                 "/sys/devices/system/cpu/vulnerabilities/gather_data_sampling",
             )
@@ -387,6 +375,37 @@ pub fn fast_gather() -> bool {
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
+}
+
+/// Whether this CPU runs 512-bit AES instructions on one port and the other
+/// 512-bit vector instructions on the two left (Intel's big cores from Ice
+/// Lake on: port 1 joins port 0 for 512-bit work, VAES on 512 bits issues on
+/// port 0 alone, on 256 bits on ports 0 and 1: the same AES throughput).
+/// There the 512-bit XTS kernel's tweak arithmetic takes AES's issue slots,
+/// and the 256-bit one is faster ([`crate::dispatch::aes_xts`]): on Emerald
+/// Rapids 1.05-1.12x. AMD's Zen 4 runs 512-bit vector instructions on all
+/// four of its pipes (two for AES), and its 512-bit XTS is the faster. Like
+/// [`vector_ports_apart`], what the CPU is, not a feature the mask hides.
+pub fn zmm_aes_one_port() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static ONE: OnceLock<bool> = OnceLock::new();
+        *ONE.get_or_init(|| vendor() == *b"GenuineIntel")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// CPUID leaf 0's vendor string.
+#[cfg(target_arch = "x86_64")]
+fn vendor() -> [u8; 12] {
+    // CPUID leaf 0 exists on every x86-64 CPU.
+    let l0 = core::arch::x86_64::__cpuid(0);
+    let mut vendor = [0u8; 12];
+    for (i, r) in [l0.ebx, l0.edx, l0.ecx].into_iter().enumerate() {
+        vendor[4 * i..4 * i + 4].copy_from_slice(&r.to_le_bytes());
+    }
+    vendor
 }
 
 /// Whether the CPU has GFNI and AVX-512 VBMI (Ice Lake, Zen 4 and later),

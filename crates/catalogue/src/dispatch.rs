@@ -86,6 +86,21 @@ pub fn aes() -> AesImpl {
     aes_for(cpu::features())
 }
 
+/// The AES implementation XTS runs for features `f`: [`aes_for`]'s, but
+/// VAES-256 where that is VAES-512 on a CPU that runs 512-bit AES on one
+/// port ([`cpu::zmm_aes_one_port`]; VAES-256's XTS needs VPCLMULQDQ).
+pub fn aes_xts_for(f: CpuFeatures, zmm_aes_one_port: bool) -> AesImpl {
+    match aes_for(f) {
+        AesImpl::Vaes512 if zmm_aes_one_port && f.vpclmul => AesImpl::Vaes256,
+        imp => imp,
+    }
+}
+
+/// The AES implementation XTS runs here.
+pub fn aes_xts() -> AesImpl {
+    aes_xts_for(cpu::features(), cpu::zmm_aes_one_port())
+}
+
 /// Whether AES-CBC encryption runs AWS-LC's vector-permute AES
 /// ([`crate::aes::aws_lc_cbc`]) rather than ours: at the SSSE3 tier (x86
 /// without AES-NI), where our eight-block bitsliced code spends eight blocks'

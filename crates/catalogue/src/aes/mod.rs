@@ -356,9 +356,10 @@ pub(super) fn mul_alpha(t: u128) -> u128 {
 
 impl AesXts {
     /// Keys XTS with `key` = data key ‖ tweak key (32, 48 or 64 bytes) on the
-    /// backend the dispatch picks; `None` as [`AesModes::new`].
+    /// backend the dispatch picks for XTS ([`dispatch::aes_xts`]); `None` as
+    /// [`AesModes::new`].
     pub fn new(key: &[u8]) -> Option<AesXts> {
-        AesXts::with_backend(key, Backend::of(dispatch::aes())?)
+        AesXts::with_backend(key, Backend::of(dispatch::aes_xts())?)
     }
 
     /// Keys XTS on `backend`; `None` as [`AesModes::with_backend`].
