@@ -21,8 +21,12 @@
 //! (a few microseconds), the tables take 4 KiB per key.
 //!
 //! The multi-block path ([`BlockCipherEncrypt::encrypt_blocks`] and friends)
-//! processes [`PAR_BLOCKS`] blocks interleaved so that independent table
-//! lookups of different blocks overlap in the CPU pipeline.
+//! runs [`PAR_BLOCKS`] blocks a call through the implementation
+//! [`crate::dispatch::twofish`] chose at key setup: the table rounds four
+//! blocks interleaved, so that independent lookups of different blocks
+//! overlap in the CPU pipeline; on x86-64, `x86_avx2` (16 blocks, the lookups
+//! as AVX2 gathers) or `x86_gfni` (32 blocks in AVX-512 registers, no memory
+//! lookups).
 //!
 //! The output is bit-for-bit identical to the `twofish` crate (checked by
 //! the tests against it and against the paper's known-answer vectors), and
@@ -31,8 +35,9 @@
 //!
 //! Like every table-driven Twofish (and the `twofish` crate, whose S-box
 //! evaluation also indexes tables with secret data), lookups are indexed by
-//! secret-dependent bytes, so this implementation is not constant-time with
-//! respect to cache-timing side channels.
+//! secret-dependent bytes, so the table rounds and the gather kernel are not
+//! constant-time with respect to cache-timing side channels; the GFNI kernel
+//! is (its lookups are register permutes).
 
 use core::fmt;
 
