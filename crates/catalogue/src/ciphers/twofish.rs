@@ -55,8 +55,7 @@ mod x86_avx2;
 mod x86_gfni;
 
 /// Number of blocks of the backends' multi-block calls: the widest kernel's
-/// (AVX-512 with GFNI, 32) on x86-64, else the table rounds'
-/// [`TABLE_BLOCKS`].
+/// (AVX-512 with GFNI, 32) on x86-64, else the table rounds' four.
 #[cfg(target_arch = "x86_64")]
 pub const PAR_BLOCKS: usize = x86_gfni::LANES;
 /// Number of blocks of the backends' multi-block calls.
