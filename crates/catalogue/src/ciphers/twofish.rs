@@ -53,6 +53,8 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 mod x86_avx2;
 #[cfg(target_arch = "x86_64")]
 mod x86_gfni;
+#[cfg(target_arch = "x86_64")]
+mod x86_rounds;
 
 /// Number of blocks of the backends' multi-block calls: the widest kernel's
 /// (AVX-512 with GFNI, 32) on x86-64, else the table rounds' four.

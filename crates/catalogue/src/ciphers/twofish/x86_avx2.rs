@@ -17,6 +17,7 @@
 use core::arch::x86_64::*;
 
 use super::Twofish;
+use super::x86_rounds::{self as rounds, Words};
 
 /// Blocks per call.
 pub(super) const LANES: usize = 16;
@@ -26,64 +27,60 @@ type V = __m256i;
 /// The four words of eight blocks, two such sets per call.
 type State = [[V; 4]; 2];
 
-/// `g(x)` for the eight words of `x`: the XOR of `s[j][byte j of x]`, or with
-/// `rot` of `x <<< 8` (the second `g` of a round).
-#[inline(always)]
-unsafe fn g(s: &[[u32; 256]; 4], x: V, rot: bool) -> V {
-    // SAFETY: the caller runs with AVX2. Every index is a byte (masked to
-    // 0..=255 or a shift by 24 of a 32-bit lane), so each gather reads inside
-    // its 256-entry table.
-    unsafe {
-        let ff = _mm256_set1_epi32(0xFF);
-        let b0 = _mm256_and_si256(x, ff);
-        let b1 = _mm256_and_si256(_mm256_srli_epi32::<8>(x), ff);
-        let b2 = _mm256_and_si256(_mm256_srli_epi32::<16>(x), ff);
-        let b3 = _mm256_srli_epi32::<24>(x);
-        // g(x <<< 8) takes byte 3 of x at position 0, byte 0 at 1, ...
-        let (i0, i1, i2, i3) = if rot {
-            (b3, b0, b1, b2)
-        } else {
-            (b0, b1, b2, b3)
-        };
-        let t0 = _mm256_i32gather_epi32::<4>(s[0].as_ptr().cast(), i0);
-        let t1 = _mm256_i32gather_epi32::<4>(s[1].as_ptr().cast(), i1);
-        let t2 = _mm256_i32gather_epi32::<4>(s[2].as_ptr().cast(), i2);
-        let t3 = _mm256_i32gather_epi32::<4>(s[3].as_ptr().cast(), i3);
-        _mm256_xor_si256(_mm256_xor_si256(t0, t1), _mm256_xor_si256(t2, t3))
+impl Words for V {
+    /// The four key-dependent tables of [`Twofish`].
+    type G = [[u32; 256]; 4];
+
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: in the kernels, with AVX2.
+        unsafe { _mm256_xor_si256(self, o) }
     }
-}
-
-#[inline(always)]
-unsafe fn rol1(x: V) -> V {
-    // SAFETY: the caller runs with AVX2.
-    unsafe { _mm256_or_si256(_mm256_slli_epi32::<1>(x), _mm256_srli_epi32::<31>(x)) }
-}
-
-#[inline(always)]
-unsafe fn ror1(x: V) -> V {
-    // SAFETY: the caller runs with AVX2.
-    unsafe { _mm256_or_si256(_mm256_srli_epi32::<1>(x), _mm256_slli_epi32::<31>(x)) }
-}
-
-#[inline(always)]
-unsafe fn splat(k: u32) -> V {
-    // SAFETY: the caller runs with AVX2.
-    unsafe { _mm256_set1_epi32(k as i32) }
-}
-
-/// `g` of words `a` (plain) and `b` (rotated), through the pseudo-Hadamard
-/// transform with round keys `k0`, `k1`: `(t0 + t1 + k0, t0 + 2 t1 + k1)`.
-#[inline(always)]
-unsafe fn f(s: &[[u32; 256]; 4], a: V, b: V, k0: u32, k1: u32) -> (V, V) {
-    // SAFETY: the caller runs with AVX2.
-    unsafe {
-        let t0 = g(s, a, false);
-        let t1 = g(s, b, true);
-        let f0 = _mm256_add_epi32(t0, t1);
-        (
-            _mm256_add_epi32(f0, splat(k0)),
-            _mm256_add_epi32(_mm256_add_epi32(f0, t1), splat(k1)),
-        )
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: in the kernels, with AVX2.
+        unsafe { _mm256_add_epi32(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn rol1(self) -> Self {
+        // SAFETY: in the kernels, with AVX2.
+        unsafe { _mm256_or_si256(_mm256_slli_epi32::<1>(self), _mm256_srli_epi32::<31>(self)) }
+    }
+    #[inline(always)]
+    unsafe fn ror1(self) -> Self {
+        // SAFETY: in the kernels, with AVX2.
+        unsafe { _mm256_or_si256(_mm256_srli_epi32::<1>(self), _mm256_slli_epi32::<31>(self)) }
+    }
+    #[inline(always)]
+    unsafe fn splat(k: u32) -> Self {
+        // SAFETY: in the kernels, with AVX2.
+        unsafe { _mm256_set1_epi32(k as i32) }
+    }
+    /// Four gathers, one from each table.
+    #[inline(always)]
+    unsafe fn g(self, s: &Self::G, rot: bool) -> Self {
+        // SAFETY: in the kernels, with AVX2. Every index is a byte (masked to
+        // 0..=255 or a shift by 24 of a 32-bit lane), so each gather reads
+        // inside its 256-entry table.
+        unsafe {
+            let x = self;
+            let ff = _mm256_set1_epi32(0xFF);
+            let b0 = _mm256_and_si256(x, ff);
+            let b1 = _mm256_and_si256(_mm256_srli_epi32::<8>(x), ff);
+            let b2 = _mm256_and_si256(_mm256_srli_epi32::<16>(x), ff);
+            let b3 = _mm256_srli_epi32::<24>(x);
+            // g(x <<< 8) takes byte 3 of x at position 0, byte 0 at 1, ...
+            let (i0, i1, i2, i3) = if rot {
+                (b3, b0, b1, b2)
+            } else {
+                (b0, b1, b2, b3)
+            };
+            let t0 = _mm256_i32gather_epi32::<4>(s[0].as_ptr().cast(), i0);
+            let t1 = _mm256_i32gather_epi32::<4>(s[1].as_ptr().cast(), i1);
+            let t2 = _mm256_i32gather_epi32::<4>(s[2].as_ptr().cast(), i2);
+            let t3 = _mm256_i32gather_epi32::<4>(s[3].as_ptr().cast(), i3);
+            _mm256_xor_si256(_mm256_xor_si256(t0, t1), _mm256_xor_si256(t2, t3))
+        }
     }
 }
 
@@ -133,18 +130,6 @@ unsafe fn transpose([a, b, c, d]: [V; 4]) -> [V; 4] {
     }
 }
 
-#[inline(always)]
-unsafe fn xor_keys(x: &mut State, k: [u32; 4]) {
-    // SAFETY: the caller runs with AVX2.
-    unsafe {
-        for set in x.iter_mut() {
-            for (w, &k) in set.iter_mut().zip(&k) {
-                *w = _mm256_xor_si256(*w, splat(k));
-            }
-        }
-    }
-}
-
 /// Encrypts the [`LANES`] blocks at `inp` into `out` (the same blocks, or
 /// [`LANES`] others that do not overlap them).
 ///
@@ -155,30 +140,11 @@ unsafe fn xor_keys(x: &mut State, k: [u32; 4]) {
 /// written, so `inp == out` is allowed.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn encrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 16]) {
-    let (s, k) = (&c.s, &c.k);
     // SAFETY: AVX2 is enabled for this function; the pointers as the
     // caller promised.
     unsafe {
         let mut x: State = [load(inp, 0), load(inp, 1)];
-        xor_keys(&mut x, [k[0], k[1], k[2], k[3]]);
-        for r in 0..8 {
-            let rk = &k[8 + 4 * r..12 + 4 * r];
-            for b in x.iter_mut() {
-                let (f0, f1) = f(s, b[0], b[1], rk[0], rk[1]);
-                b[2] = ror1(_mm256_xor_si256(b[2], f0));
-                b[3] = _mm256_xor_si256(rol1(b[3]), f1);
-            }
-            for b in x.iter_mut() {
-                let (f0, f1) = f(s, b[2], b[3], rk[2], rk[3]);
-                b[0] = ror1(_mm256_xor_si256(b[0], f0));
-                b[1] = _mm256_xor_si256(rol1(b[1]), f1);
-            }
-        }
-        // Undo the last swap and apply output whitening.
-        for b in x.iter_mut() {
-            *b = [b[2], b[3], b[0], b[1]];
-        }
-        xor_keys(&mut x, [k[4], k[5], k[6], k[7]]);
+        rounds::encrypt(&c.s, &c.k, &mut x);
         store(out, 0, x[0]);
         store(out, 1, x[1]);
     }
@@ -194,29 +160,11 @@ pub(super) unsafe fn encrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 1
 /// written, so `inp == out` is allowed.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn decrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 16]) {
-    let (s, k) = (&c.s, &c.k);
     // SAFETY: AVX2 is enabled for this function; the pointers as the
     // caller promised.
     unsafe {
         let mut x: State = [load(inp, 0), load(inp, 1)];
-        xor_keys(&mut x, [k[4], k[5], k[6], k[7]]);
-        for b in x.iter_mut() {
-            *b = [b[2], b[3], b[0], b[1]];
-        }
-        for r in (0..8).rev() {
-            let rk = &k[8 + 4 * r..12 + 4 * r];
-            for b in x.iter_mut() {
-                let (f0, f1) = f(s, b[2], b[3], rk[2], rk[3]);
-                b[0] = _mm256_xor_si256(rol1(b[0]), f0);
-                b[1] = ror1(_mm256_xor_si256(b[1], f1));
-            }
-            for b in x.iter_mut() {
-                let (f0, f1) = f(s, b[0], b[1], rk[0], rk[1]);
-                b[2] = _mm256_xor_si256(rol1(b[2]), f0);
-                b[3] = ror1(_mm256_xor_si256(b[3], f1));
-            }
-        }
-        xor_keys(&mut x, [k[0], k[1], k[2], k[3]]);
+        rounds::decrypt(&c.s, &c.k, &mut x);
         store(out, 0, x[0]);
         store(out, 1, x[1]);
     }

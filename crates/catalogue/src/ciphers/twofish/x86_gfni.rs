@@ -15,6 +15,7 @@
 
 use core::arch::x86_64::*;
 
+use super::x86_rounds::{self as rounds, Words};
 use super::{MDS, Twofish, gf_mul};
 
 /// Blocks per call.
@@ -114,7 +115,7 @@ const POSITION: [u64; 3] = [
 
 /// What `g` needs in registers: the S-box tables, the MDS constants and
 /// `phi^-1`.
-struct Consts {
+pub(super) struct Consts {
     /// S-box `j`'s 256 bytes as four registers of 64.
     sbox: [[V; 4]; 4],
     mds: [V; 4],
@@ -137,47 +138,61 @@ unsafe fn consts(c: &Twofish) -> Consts {
     }
 }
 
-/// `g(x)`, or with `rot` `g(x <<< 8)`, for sixteen words.
-#[inline(always)]
-unsafe fn g(k: &Consts, x: V, rot: bool) -> V {
-    // SAFETY: the caller runs with AVX-512F/BW, VBMI and GFNI.
-    unsafe {
-        let x = if rot { _mm512_rol_epi32::<8>(x) } else { x };
-        let top = _mm512_movepi8_mask(x);
-        // Every S-box looks up every byte; byte j of each word keeps S-box
-        // j's output.
-        let sbox = |t: &[V; 4]| {
-            let lo = _mm512_permutex2var_epi8(t[0], x, t[1]);
-            let hi = _mm512_permutex2var_epi8(t[2], x, t[3]);
-            _mm512_mask_blend_epi8(top, lo, hi)
-        };
-        let mut y = sbox(&k.sbox[0]);
-        for (j, &pos) in POSITION.iter().enumerate() {
-            y = _mm512_mask_blend_epi8(pos, y, sbox(&k.sbox[j + 1]));
-        }
-        // The MDS product as the sum over its diagonals.
-        let d0 = _mm512_gf2p8mul_epi8(y, k.mds[0]);
-        let d1 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<8>(y), k.mds[1]);
-        let d2 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<16>(y), k.mds[2]);
-        let d3 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<24>(y), k.mds[3]);
-        let acc = _mm512_xor_si512(_mm512_xor_si512(d0, d1), _mm512_xor_si512(d2, d3));
-        _mm512_gf2p8affine_epi64_epi8::<0>(acc, k.phi_inv)
-    }
-}
+impl Words for V {
+    type G = Consts;
 
-/// `g` of words `a` (plain) and `b` (rotated), through the pseudo-Hadamard
-/// transform with round keys `k0`, `k1`.
-#[inline(always)]
-unsafe fn f(k: &Consts, a: V, b: V, k0: u32, k1: u32) -> (V, V) {
-    // SAFETY: the caller runs with AVX-512F/BW, VBMI and GFNI.
-    unsafe {
-        let t0 = g(k, a, false);
-        let t1 = g(k, b, true);
-        let f0 = _mm512_add_epi32(t0, t1);
-        (
-            _mm512_add_epi32(f0, _mm512_set1_epi32(k0 as i32)),
-            _mm512_add_epi32(_mm512_add_epi32(f0, t1), _mm512_set1_epi32(k1 as i32)),
-        )
+    #[inline(always)]
+    unsafe fn xor(self, o: Self) -> Self {
+        // SAFETY: in the kernels, with AVX-512F.
+        unsafe { _mm512_xor_si512(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: in the kernels, with AVX-512F.
+        unsafe { _mm512_add_epi32(self, o) }
+    }
+    #[inline(always)]
+    unsafe fn rol1(self) -> Self {
+        // SAFETY: in the kernels, with AVX-512F.
+        unsafe { _mm512_rol_epi32::<1>(self) }
+    }
+    #[inline(always)]
+    unsafe fn ror1(self) -> Self {
+        // SAFETY: in the kernels, with AVX-512F.
+        unsafe { _mm512_ror_epi32::<1>(self) }
+    }
+    #[inline(always)]
+    unsafe fn splat(k: u32) -> Self {
+        // SAFETY: in the kernels, with AVX-512F.
+        unsafe { _mm512_set1_epi32(k as i32) }
+    }
+    /// S-boxes by byte permutes, the MDS product by GFNI.
+    #[inline(always)]
+    unsafe fn g(self, k: &Consts, rot: bool) -> Self {
+        // SAFETY: in the kernels, with AVX-512F/BW, VBMI and GFNI.
+        unsafe {
+            let x = self;
+            let x = if rot { _mm512_rol_epi32::<8>(x) } else { x };
+            let top = _mm512_movepi8_mask(x);
+            // Every S-box looks up every byte; byte j of each word keeps S-box
+            // j's output.
+            let sbox = |t: &[V; 4]| {
+                let lo = _mm512_permutex2var_epi8(t[0], x, t[1]);
+                let hi = _mm512_permutex2var_epi8(t[2], x, t[3]);
+                _mm512_mask_blend_epi8(top, lo, hi)
+            };
+            let mut y = sbox(&k.sbox[0]);
+            for (j, &pos) in POSITION.iter().enumerate() {
+                y = _mm512_mask_blend_epi8(pos, y, sbox(&k.sbox[j + 1]));
+            }
+            // The MDS product as the sum over its diagonals.
+            let d0 = _mm512_gf2p8mul_epi8(y, k.mds[0]);
+            let d1 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<8>(y), k.mds[1]);
+            let d2 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<16>(y), k.mds[2]);
+            let d3 = _mm512_gf2p8mul_epi8(_mm512_rol_epi32::<24>(y), k.mds[3]);
+            let acc = _mm512_xor_si512(_mm512_xor_si512(d0, d1), _mm512_xor_si512(d2, d3));
+            _mm512_gf2p8affine_epi64_epi8::<0>(acc, k.phi_inv)
+        }
     }
 }
 
@@ -224,18 +239,6 @@ unsafe fn store(out: *mut [u8; 16], h: usize, w: [V; 4]) {
     }
 }
 
-#[inline(always)]
-unsafe fn xor_keys(x: &mut State, k: [u32; 4]) {
-    // SAFETY: the caller runs with AVX-512F.
-    unsafe {
-        for set in x.iter_mut() {
-            for (w, &k) in set.iter_mut().zip(&k) {
-                *w = _mm512_xor_si512(*w, _mm512_set1_epi32(k as i32));
-            }
-        }
-    }
-}
-
 /// Encrypts the [`LANES`] blocks at `inp` into `out` (the same blocks, or
 /// [`LANES`] others that do not overlap them).
 ///
@@ -246,31 +249,12 @@ unsafe fn xor_keys(x: &mut State, k: [u32; 4]) {
 /// input is read before any output is written, so `inp == out` is allowed.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 pub(super) unsafe fn encrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 16]) {
-    let k = &c.k;
     // SAFETY: the features are enabled for this function; the pointers as
     // the caller promised.
     unsafe {
         let t = consts(c);
         let mut x: State = [load(inp, 0), load(inp, 1)];
-        xor_keys(&mut x, [k[0], k[1], k[2], k[3]]);
-        for r in 0..8 {
-            let rk = &k[8 + 4 * r..12 + 4 * r];
-            for b in x.iter_mut() {
-                let (f0, f1) = f(&t, b[0], b[1], rk[0], rk[1]);
-                b[2] = _mm512_ror_epi32::<1>(_mm512_xor_si512(b[2], f0));
-                b[3] = _mm512_xor_si512(_mm512_rol_epi32::<1>(b[3]), f1);
-            }
-            for b in x.iter_mut() {
-                let (f0, f1) = f(&t, b[2], b[3], rk[2], rk[3]);
-                b[0] = _mm512_ror_epi32::<1>(_mm512_xor_si512(b[0], f0));
-                b[1] = _mm512_xor_si512(_mm512_rol_epi32::<1>(b[1]), f1);
-            }
-        }
-        // Undo the last swap and apply output whitening.
-        for b in x.iter_mut() {
-            *b = [b[2], b[3], b[0], b[1]];
-        }
-        xor_keys(&mut x, [k[4], k[5], k[6], k[7]]);
+        rounds::encrypt(&t, &c.k, &mut x);
         store(out, 0, x[0]);
         store(out, 1, x[1]);
     }
@@ -283,30 +267,12 @@ pub(super) unsafe fn encrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 1
 /// As [`encrypt`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 pub(super) unsafe fn decrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 16]) {
-    let k = &c.k;
     // SAFETY: the features are enabled for this function; the pointers as
     // the caller promised.
     unsafe {
         let t = consts(c);
         let mut x: State = [load(inp, 0), load(inp, 1)];
-        xor_keys(&mut x, [k[4], k[5], k[6], k[7]]);
-        for b in x.iter_mut() {
-            *b = [b[2], b[3], b[0], b[1]];
-        }
-        for r in (0..8).rev() {
-            let rk = &k[8 + 4 * r..12 + 4 * r];
-            for b in x.iter_mut() {
-                let (f0, f1) = f(&t, b[2], b[3], rk[2], rk[3]);
-                b[0] = _mm512_xor_si512(_mm512_rol_epi32::<1>(b[0]), f0);
-                b[1] = _mm512_ror_epi32::<1>(_mm512_xor_si512(b[1], f1));
-            }
-            for b in x.iter_mut() {
-                let (f0, f1) = f(&t, b[0], b[1], rk[0], rk[1]);
-                b[2] = _mm512_xor_si512(_mm512_rol_epi32::<1>(b[2]), f0);
-                b[3] = _mm512_ror_epi32::<1>(_mm512_xor_si512(b[3], f1));
-            }
-        }
-        xor_keys(&mut x, [k[0], k[1], k[2], k[3]]);
+        rounds::decrypt(&t, &c.k, &mut x);
         store(out, 0, x[0]);
         store(out, 1, x[1]);
     }
