@@ -18,18 +18,22 @@ pub fn dependent_adds(iterations: u64) -> Option<u64> {
     {
         let mut x: u64 = 0;
         let mut n = iterations;
+        // The 1 comes from a register: Intel's cores from Golden Cove on fold
+        // an immediate add into the register's rename, and a chain of
+        // `add x, 1` ran at about six a cycle on Emerald Rapids (17.7 "GHz").
         // SAFETY: register-only arithmetic and a local backward branch; no
         // memory, stack or flags are observed afterwards (`nomem, nostack`).
         unsafe {
             core::arch::asm!(
                 "2:",
                 ".rept 64",
-                "add {x}, 1",
+                "add {x}, {one}",
                 ".endr",
                 "sub {n}, 1",
                 "jnz 2b",
                 x = inout(reg) x,
                 n = inout(reg) n,
+                one = in(reg) 1u64,
                 options(nomem, nostack),
             );
         }
