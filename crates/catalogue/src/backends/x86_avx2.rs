@@ -131,3 +131,19 @@ pub unsafe fn fill_counters_be(start: u128, out: &mut [u8]) {
         v = _mm256_add_epi64(v, inc);
     }
 }
+
+/// 4x4 transpose of 32-bit words (its own inverse) within each 128-bit half.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(crate) fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
+    let t0 = _mm256_unpacklo_epi32(a, b);
+    let t1 = _mm256_unpackhi_epi32(a, b);
+    let t2 = _mm256_unpacklo_epi32(c, d);
+    let t3 = _mm256_unpackhi_epi32(c, d);
+    [
+        _mm256_unpacklo_epi64(t0, t2),
+        _mm256_unpackhi_epi64(t0, t2),
+        _mm256_unpacklo_epi64(t1, t3),
+        _mm256_unpackhi_epi64(t1, t3),
+    ]
+}

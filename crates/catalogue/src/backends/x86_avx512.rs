@@ -136,3 +136,19 @@ pub unsafe fn fill_counters_be(start: u128, out: &mut [u8]) {
         v = _mm512_add_epi64(v, inc);
     }
 }
+
+/// 4x4 transpose of 32-bit words (its own inverse) within each 128-bit lane.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn transpose4(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> [__m512i; 4] {
+    let t0 = _mm512_unpacklo_epi32(a, b);
+    let t1 = _mm512_unpackhi_epi32(a, b);
+    let t2 = _mm512_unpacklo_epi32(c, d);
+    let t3 = _mm512_unpackhi_epi32(c, d);
+    [
+        _mm512_unpacklo_epi64(t0, t2),
+        _mm512_unpackhi_epi64(t0, t2),
+        _mm512_unpacklo_epi64(t1, t3),
+        _mm512_unpackhi_epi64(t1, t3),
+    ]
+}

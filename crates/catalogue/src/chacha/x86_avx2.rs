@@ -6,6 +6,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+use crate::backends::x86_avx2::transpose4;
+
 /// Blocks per batch.
 pub(super) const N: usize = 8;
 
@@ -79,22 +81,6 @@ fn xor_into(out: &mut [u8], at: usize, k: __m256i) {
     let p = out[at..at + 32].as_mut_ptr().cast::<__m256i>();
     // SAFETY: the slice above is 32 bytes long; unaligned load and store.
     unsafe { _mm256_storeu_si256(p, _mm256_xor_si256(_mm256_loadu_si256(p), k)) };
-}
-
-/// 4x4 transpose of 32-bit words within each 128-bit half.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn transpose4(a: __m256i, b: __m256i, c: __m256i, d: __m256i) -> [__m256i; 4] {
-    let t0 = _mm256_unpacklo_epi32(a, b);
-    let t1 = _mm256_unpackhi_epi32(a, b);
-    let t2 = _mm256_unpacklo_epi32(c, d);
-    let t3 = _mm256_unpackhi_epi32(c, d);
-    [
-        _mm256_unpacklo_epi64(t0, t2),
-        _mm256_unpackhi_epi64(t0, t2),
-        _mm256_unpacklo_epi64(t1, t3),
-        _mm256_unpackhi_epi64(t1, t3),
-    ]
 }
 
 /// Two quarter rounds, `(a1, b1, c1, d1)` and `(a2, b2, c2, d2)`, on named

@@ -6,6 +6,8 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+use crate::backends::x86_avx512::transpose4;
+
 /// Blocks per batch.
 const N: usize = 16;
 
@@ -47,22 +49,6 @@ fn xor_into(out: &mut [u8], at: usize, k: __m512i) {
     let p = out[at..at + 64].as_mut_ptr().cast::<__m512i>();
     // SAFETY: the slice above is 64 bytes long; unaligned load and store.
     unsafe { _mm512_storeu_si512(p, _mm512_xor_si512(_mm512_loadu_si512(p), k)) };
-}
-
-/// 4x4 transpose of 32-bit words within each 128-bit lane.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn transpose4(a: __m512i, b: __m512i, c: __m512i, d: __m512i) -> [__m512i; 4] {
-    let t0 = _mm512_unpacklo_epi32(a, b);
-    let t1 = _mm512_unpackhi_epi32(a, b);
-    let t2 = _mm512_unpacklo_epi32(c, d);
-    let t3 = _mm512_unpackhi_epi32(c, d);
-    [
-        _mm512_unpacklo_epi64(t0, t2),
-        _mm512_unpackhi_epi64(t0, t2),
-        _mm512_unpacklo_epi64(t1, t3),
-        _mm512_unpackhi_epi64(t1, t3),
-    ]
 }
 
 /// The 16 state words, each broadcast to a vector: made once per call.

@@ -16,6 +16,8 @@
 
 use core::arch::x86_64::*;
 
+use crate::backends::x86_avx2::transpose4;
+
 use super::Twofish;
 use super::x86_rounds::{self as rounds, Words};
 
@@ -95,7 +97,7 @@ unsafe fn load(inp: *const [u8; 16], h: usize) -> [V; 4] {
         let half = |i: usize| {
             _mm256_loadu2_m128i(inp.add(8 * h + i + 4).cast(), inp.add(8 * h + i).cast())
         };
-        transpose([half(0), half(1), half(2), half(3)])
+        transpose4(half(0), half(1), half(2), half(3))
     }
 }
 
@@ -105,28 +107,10 @@ unsafe fn store(out: *mut [u8; 16], h: usize, w: [V; 4]) {
     // SAFETY: the caller runs with AVX2 and passes LANES writable blocks;
     // each store writes one whole block.
     unsafe {
-        let r = transpose(w);
+        let r = transpose4(w[0], w[1], w[2], w[3]);
         for (i, v) in r.into_iter().enumerate() {
             _mm256_storeu2_m128i(out.add(8 * h + i + 4).cast(), out.add(8 * h + i).cast(), v);
         }
-    }
-}
-
-/// 4x4 transpose of 32-bit words in each 128-bit half (its own inverse).
-#[inline(always)]
-unsafe fn transpose([a, b, c, d]: [V; 4]) -> [V; 4] {
-    // SAFETY: the caller runs with AVX2.
-    unsafe {
-        let t0 = _mm256_unpacklo_epi32(a, b);
-        let t1 = _mm256_unpackhi_epi32(a, b);
-        let t2 = _mm256_unpacklo_epi32(c, d);
-        let t3 = _mm256_unpackhi_epi32(c, d);
-        [
-            _mm256_unpacklo_epi64(t0, t2),
-            _mm256_unpackhi_epi64(t0, t2),
-            _mm256_unpacklo_epi64(t1, t3),
-            _mm256_unpackhi_epi64(t1, t3),
-        ]
     }
 }
 

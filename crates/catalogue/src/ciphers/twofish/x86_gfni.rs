@@ -15,6 +15,8 @@
 
 use core::arch::x86_64::*;
 
+use crate::backends::x86_avx512::transpose4;
+
 use super::x86_rounds::{self as rounds, Words};
 use super::{MDS, Twofish, gf_mul};
 
@@ -196,24 +198,6 @@ impl Words for V {
     }
 }
 
-/// 4x4 transpose of 32-bit words in each 128-bit lane (its own inverse).
-#[inline(always)]
-unsafe fn transpose([a, b, c, d]: [V; 4]) -> [V; 4] {
-    // SAFETY: the caller runs with AVX-512F.
-    unsafe {
-        let t0 = _mm512_unpacklo_epi32(a, b);
-        let t1 = _mm512_unpackhi_epi32(a, b);
-        let t2 = _mm512_unpacklo_epi32(c, d);
-        let t3 = _mm512_unpackhi_epi32(c, d);
-        [
-            _mm512_unpacklo_epi64(t0, t2),
-            _mm512_unpackhi_epi64(t0, t2),
-            _mm512_unpacklo_epi64(t1, t3),
-            _mm512_unpackhi_epi64(t1, t3),
-        ]
-    }
-}
-
 /// Loads blocks `16h .. 16h + 16` (four a register) and transposes them:
 /// word `j` of the sixteen blocks in register `j`.
 #[inline(always)]
@@ -221,9 +205,9 @@ unsafe fn load(inp: *const [u8; 16], h: usize) -> [V; 4] {
     // SAFETY: the caller runs with AVX-512F and passes LANES readable
     // blocks; each load reads four whole blocks.
     unsafe {
-        transpose(core::array::from_fn(|i| {
-            _mm512_loadu_si512(inp.add(16 * h + 4 * i).cast())
-        }))
+        let v: [V; 4] =
+            core::array::from_fn(|i| _mm512_loadu_si512(inp.add(16 * h + 4 * i).cast()));
+        transpose4(v[0], v[1], v[2], v[3])
     }
 }
 
@@ -233,7 +217,7 @@ unsafe fn store(out: *mut [u8; 16], h: usize, w: [V; 4]) {
     // SAFETY: the caller runs with AVX-512F and passes LANES writable
     // blocks; each store writes four whole blocks.
     unsafe {
-        for (i, v) in transpose(w).into_iter().enumerate() {
+        for (i, v) in transpose4(w[0], w[1], w[2], w[3]).into_iter().enumerate() {
             _mm512_storeu_si512(out.add(16 * h + 4 * i).cast(), v);
         }
     }
