@@ -598,8 +598,8 @@ pub(super) fn batch_and_block<const R: usize>(
 }
 
 /// [`xor_keystream`] with a ninth block in each batch, on the integer units
-/// ([`batch_and_block`]): for CPUs whose vector instructions have ports of
-/// their own ([`crate::cpu::scalar_beside_vector`]).
+/// ([`batch_and_block`]): for CPUs whose vector kernels leave integer ALUs
+/// idle ([`crate::cpu::scalar_beside_vector`]).
 ///
 /// # Safety
 /// The CPU must support AVX2.

@@ -2,14 +2,15 @@
 //! x86-64: the parts that the AVX2 and SSSE3 kernels' `batch_and_block`
 //! share.
 //!
-//! The vector rounds keep the vector ports busy and leave the integer ALUs
-//! idle on CPUs whose vector instructions have execution ports of their own
-//! (AMD Zen: [`crate::cpu::vector_ports_apart`]). One more block's rounds
-//! in general-purpose registers, a quarter-round pair inside each vector
-//! step, then costs a few percent of the batch's time and adds a ninth block
-//! to an AVX2 batch, a fifth to an SSSE3 one: the technique of Linux's arm64
-//! `chacha_4block_xor_neon` (four NEON blocks and one scalar). On Intel's
-//! big cores vector and integer ALU instructions share ports 0, 1 and 5, so
+//! The vector rounds keep the vector ports busy and leave integer ALUs idle
+//! on CPUs with ALUs apart from the vector ports (AMD Zen; Intel's P-cores
+//! from Golden Cove on, ports 6 and 10: [`crate::cpu::integer_ports_spare`]).
+//! One more block's rounds in general-purpose registers, a quarter-round
+//! pair inside each vector step, then costs a few percent of the batch's
+//! time and adds a ninth block to an AVX2 batch, a fifth to an SSSE3 one:
+//! the technique of Linux's arm64 `chacha_4block_xor_neon` (four NEON blocks
+//! and one scalar). On Intel's Skylake-family cores vector and integer ALU
+//! instructions share ports 0, 1 and 5, with one integer ALU beside them, so
 //! there the extra block would take the vector rounds' slots; and with a
 //! second hardware thread on the core the two threads share its issue
 //! width, which the extra block needs. The dispatch uses it only where

@@ -149,7 +149,7 @@ pub(super) unsafe fn xor_keystream<const R: usize>(st: &[u32; 16], data: &mut [u
 
 /// [`xor_keystream`] with a fifth block in each batch, on the integer units
 /// ([`super::x86_ssse3_poly1305::batch_and_block`]): for CPUs whose vector
-/// instructions have ports of their own ([`crate::cpu::scalar_beside_vector`]).
+/// kernels leave integer ALUs idle ([`crate::cpu::scalar_beside_vector`]).
 ///
 /// # Safety
 /// The CPU must support SSSE3.
