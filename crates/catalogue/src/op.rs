@@ -411,6 +411,10 @@ impl CbcEncryptOwn for ciphers::twofish::Twofish {
     fn cbc_encrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]) {
         self.cbc_encrypt(iv, data)
     }
+    fn cbc_decrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]) -> bool {
+        self.cbc_decrypt(iv, data);
+        true
+    }
 }
 
 impl CbcEncryptOwn for ciphers::Serpent {
@@ -426,8 +430,8 @@ impl CbcEncryptOwn for ciphers::Serpent {
 }
 
 /// The generic modes, but CBC encryption by the cipher's own loop
-/// ([`CbcEncryptOwn`]): Twofish, Serpent; for Serpent also CBC decryption
-/// and CTR where its backend has fused loops.
+/// ([`CbcEncryptOwn`]): Twofish, Serpent; CBC decryption too (Twofish's in
+/// batches, Serpent's where its backend has fused loops), and Serpent's CTR.
 struct OwnCbcEncrypt<C>(Keyed<C>);
 
 impl<C> Overrides for OwnCbcEncrypt<C>

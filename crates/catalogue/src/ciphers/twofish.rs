@@ -552,6 +552,43 @@ impl Twofish {
         store(iv, &x[0]);
     }
 
+    /// CBC decryption of whole blocks in place; `iv` becomes the last
+    /// ciphertext block, so consecutive calls chain.
+    ///
+    /// Same result as the generic CBC of [`crate::modes::BlockModes`], but a
+    /// batch of [`PAR_BLOCKS`] at a time: the multi-block kernel decrypts the
+    /// batch into a buffer on the stack, and one pass XORs each block with
+    /// the ciphertext before it and writes it back, all in L1. The generic
+    /// loop copies a whole request aside, decrypts it and XORs it in two
+    /// more passes (2-3% of the gather kernel's time at 64 KiB).
+    ///
+    /// # Panics
+    ///
+    /// If `data` is not a whole number of blocks.
+    pub fn cbc_decrypt(&self, iv: &mut [u8; 16], data: &mut [u8]) {
+        let (blocks, rest) = data.as_chunks_mut::<16>();
+        assert!(
+            rest.is_empty(),
+            "length must be a multiple of the block size"
+        );
+        let mut prev = *iv;
+        let mut buf = [[0u8; 16]; PAR_BLOCKS];
+        for chunk in blocks.chunks_mut(PAR_BLOCKS) {
+            // SAFETY: `chunk` holds `chunk.len()` blocks to read, `buf` at
+            // least as many to write, and they do not overlap.
+            unsafe { self.decrypt_many(chunk.as_ptr(), buf.as_mut_ptr(), chunk.len()) };
+            for (c, p) in chunk.iter_mut().zip(&buf) {
+                let next = *c;
+                for ((c, p), v) in c.iter_mut().zip(p).zip(&prev) {
+                    *c = p ^ v;
+                }
+                prev = next;
+            }
+        }
+        *iv = prev;
+        buf.zeroize();
+    }
+
     /// Expands a 16, 24 or 32-byte key (length checked by the caller).
     fn expand(key: &[u8]) -> Self {
         debug_assert!(matches!(key.len(), 16 | 24 | 32));
@@ -1126,6 +1163,54 @@ mod tests {
     fn cbc_encrypt_rejects_partial_blocks() {
         let c = Twofish::new_from_slice(&[1u8; 16]).unwrap();
         c.cbc_encrypt(&mut [0u8; 16], &mut [0u8; 17]);
+    }
+
+    /// [`Twofish::cbc_decrypt`] on every backend this CPU runs against the
+    /// generic CBC of [`crate::modes::BlockModes`] over the `twofish` crate:
+    /// random keys, IVs and lengths across the batch boundaries (0 to 3 x
+    /// [`PAR_BLOCKS`] + 1 blocks), one call or split in two that must chain.
+    #[test]
+    fn cbc_decrypt_matches_generic_cbc_every_backend() {
+        let mut rng = XorShift(0x5EED_CBC0_DEC0_0001);
+        for name in backends() {
+            for iter in 0..300 {
+                let key_len = [16, 24, 32][iter % 3];
+                let mut key = [0u8; 32];
+                rng.fill(&mut key[..key_len]);
+                let key = &key[..key_len];
+                let ours = Twofish::new_from_slice(key)
+                    .unwrap()
+                    .with_backend(name)
+                    .unwrap();
+                let mut generic =
+                    crate::modes::BlockModes::new(Reference::new_from_slice(key).unwrap());
+                let blocks = rng.below(3 * PAR_BLOCKS + 2);
+                let mut data = vec![0u8; 16 * blocks];
+                rng.fill(&mut data);
+                let mut iv = [0u8; 16];
+                rng.fill(&mut iv);
+                let (mut want, mut want_iv) = (data.clone(), iv);
+                generic.cbc_decrypt(&mut want_iv, &mut want);
+                let (mut got, mut got_iv) = (data.clone(), iv);
+                ours.cbc_decrypt(&mut got_iv, &mut got);
+                assert_eq!(got, want, "{name}, {key_len}-byte key, {blocks} blocks");
+                assert_eq!(got_iv, want_iv, "{name}, {blocks} blocks");
+                let split = 16 * rng.below(blocks + 1);
+                let (mut got, mut got_iv) = (data, iv);
+                let (a, b) = got.split_at_mut(split);
+                ours.cbc_decrypt(&mut got_iv, a);
+                ours.cbc_decrypt(&mut got_iv, b);
+                assert_eq!(got, want, "{name}, {blocks} blocks split at {split}");
+                assert_eq!(got_iv, want_iv);
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "multiple of the block size")]
+    fn cbc_decrypt_rejects_partial_blocks() {
+        let c = Twofish::new_from_slice(&[1u8; 16]).unwrap();
+        c.cbc_decrypt(&mut [0u8; 16], &mut [0u8; 33]);
     }
 
     /// The multi-block implementations this CPU can run (with the mask
