@@ -1175,15 +1175,8 @@ mod tests {
         for name in backends() {
             for iter in 0..300 {
                 let key_len = [16, 24, 32][iter % 3];
-                let mut key = [0u8; 32];
-                rng.fill(&mut key[..key_len]);
-                let key = &key[..key_len];
-                let ours = Twofish::new_from_slice(key)
-                    .unwrap()
-                    .with_backend(name)
-                    .unwrap();
-                let mut generic =
-                    crate::modes::BlockModes::new(Reference::new_from_slice(key).unwrap());
+                let (_, ours, reference) = random_key_on(&mut rng, key_len, name);
+                let mut generic = crate::modes::BlockModes::new(reference);
                 let blocks = rng.below(3 * PAR_BLOCKS + 2);
                 let mut data = vec![0u8; 16 * blocks];
                 rng.fill(&mut data);
@@ -1273,19 +1266,29 @@ mod tests {
         }
     }
 
+    /// A random `key_len`-byte key, ours on backend `name` and the `twofish`
+    /// crate's under it.
+    fn random_key_on(
+        rng: &mut XorShift,
+        key_len: usize,
+        name: &str,
+    ) -> (Vec<u8>, Twofish, Reference) {
+        let mut key = vec![0u8; key_len];
+        rng.fill(&mut key);
+        let ours = Twofish::new_from_slice(&key)
+            .unwrap()
+            .with_backend(name)
+            .unwrap();
+        let reference = Reference::new_from_slice(&key).unwrap();
+        (key, ours, reference)
+    }
+
     fn matches_reference_crate_on(name: &str) {
         let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
         let mut keys_checked = 0;
         for &key_len in &[16usize, 24, 32] {
             for iter in 0..1000 {
-                let mut key = [0u8; 32];
-                rng.fill(&mut key[..key_len]);
-                let key = &key[..key_len];
-                let ours = Twofish::new_from_slice(key)
-                    .unwrap()
-                    .with_backend(name)
-                    .unwrap();
-                let reference = Reference::new_from_slice(key).unwrap();
+                let (key, ours, reference) = random_key_on(&mut rng, key_len, name);
 
                 // Single block, both directions.
                 let mut pt = Block::<Twofish>::default();
