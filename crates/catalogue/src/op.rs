@@ -412,8 +412,11 @@ impl CbcEncryptOwn for ciphers::twofish::Twofish {
         self.cbc_encrypt(iv, data)
     }
     fn cbc_decrypt_own(&self, iv: &mut [u8; 16], data: &mut [u8]) -> bool {
-        self.cbc_decrypt(iv, data);
-        true
+        // Measured faster on x86-64 only (see `Twofish::cbc_decrypt`).
+        if cfg!(target_arch = "x86_64") {
+            self.cbc_decrypt(iv, data);
+        }
+        cfg!(target_arch = "x86_64")
     }
 }
 
@@ -431,7 +434,8 @@ impl CbcEncryptOwn for ciphers::Serpent {
 
 /// The generic modes, but CBC encryption by the cipher's own loop
 /// ([`CbcEncryptOwn`]): Twofish, Serpent; CBC decryption too (Twofish's in
-/// batches, Serpent's where its backend has fused loops), and Serpent's CTR.
+/// batches on x86-64, Serpent's where its backend has fused loops), and
+/// Serpent's CTR.
 struct OwnCbcEncrypt<C>(Keyed<C>);
 
 impl<C> Overrides for OwnCbcEncrypt<C>
