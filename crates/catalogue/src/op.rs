@@ -618,7 +618,12 @@ pub fn block_modes(
             n,
             dispatch::des().name(),
         ),
-        (Algorithm::Rc2, _) => keyed(ciphers::Rc2::new_from_slice(key), a, n, "lanes16"),
+        (Algorithm::Rc2, _) => keyed64::<_, { ciphers::rc2::LANES }>(
+            ciphers::Rc2::new_from_slice(key),
+            a,
+            n,
+            "lanes16",
+        ),
         (Algorithm::Tea, _) => keyed64::<_, { ciphers::tea::LANES }>(
             ciphers::tea::Tea::with_repeats(key, repeats),
             a,
