@@ -63,6 +63,7 @@ Usage:
   python3 scripts/arm_count.py --rows aes-cbc:256 --tier neon
   python3 scripts/arm_count.py --tier all --markdown arm.md --strict
   python3 scripts/arm_count.py --arch x86_64 --tier portable --rows aes-ctr:128
+  python3 scripts/arm_count.py --binary target/aarch64-unknown-linux-gnu/release-small/clustercrypt
 
 Rows are label:key_bits as compare.py and `clustercrypt ciphers` name them.
 Python 3 standard library only.
@@ -423,9 +424,17 @@ def main():
                     help="exit 1 when a row misses ratio >= 1.0 or is not measured")
     ap.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     ap.add_argument("--no-build", action="store_true", help="use the existing binary")
+    ap.add_argument("--binary", metavar="PATH",
+                    help="count this clustercrypt instead of the release build (implies "
+                         "--no-build), e.g. the package's: target/aarch64-unknown-linux-gnu/"
+                         "release-small/clustercrypt")
     args = ap.parse_args()
     if args.arch == "x86_64":
         use_x86_64()
+    if args.binary:
+        global CLI
+        CLI = Path(args.binary).resolve()
+        args.no_build = True
     elif args.tier not in ("all", *TIERS):
         ap.error(f"--tier {args.tier}: aarch64 has ce, neon or all")
     rows = []
