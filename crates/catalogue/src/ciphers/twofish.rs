@@ -575,6 +575,23 @@ impl Twofish {
             rest.is_empty(),
             "length must be a multiple of the block size"
         );
+        // The gather kernel XORs as it stores: its whole batches first.
+        #[cfg(target_arch = "x86_64")]
+        let blocks = if self.imp == Imp::Gather {
+            let (batches, rest) = blocks.as_chunks_mut::<{ x86_avx2::LANES }>();
+            for b in batches {
+                let next = b[x86_avx2::LANES - 1];
+                // SAFETY: `imp` is a kernel the CPU runs (`dispatch::twofish`,
+                // `with_backend`); `b` is one batch, decrypted in place.
+                unsafe {
+                    x86_avx2::cbc_decrypt(self, iv, b.as_ptr().cast(), b.as_mut_ptr().cast())
+                };
+                *iv = next;
+            }
+            rest
+        } else {
+            blocks
+        };
         let mut prev = u128::from_ne_bytes(*iv);
         let mut buf = [[0u8; 16]; PAR_BLOCKS];
         for chunk in blocks.chunks_mut(PAR_BLOCKS) {

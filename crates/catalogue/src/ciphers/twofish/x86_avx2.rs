@@ -153,3 +153,47 @@ pub(super) unsafe fn decrypt(c: &Twofish, inp: *const [u8; 16], out: *mut [u8; 1
         store(out, 1, x[1]);
     }
 }
+
+/// CBC decryption of one batch: block `j` of `out` is block `j` of `inp`
+/// decrypted, XORed with block `j - 1` of `inp` (`iv` for block 0) as it is
+/// stored, with no second pass over the batch. The second half is stored
+/// first and each half's previous blocks are read before its stores, so
+/// `out` may be `inp`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2; `inp` valid for reading and `out` for writing
+/// [`LANES`] blocks, the same blocks or disjoint ones.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn cbc_decrypt(
+    c: &Twofish,
+    iv: &[u8; 16],
+    inp: *const [u8; 16],
+    out: *mut [u8; 16],
+) {
+    // SAFETY: as the caller promised; every block read or written is one
+    // of the LANES blocks at `inp` or `out`, or `iv`.
+    unsafe {
+        let mut x: State = [load(inp, 0), load(inp, 1)];
+        rounds::decrypt(&c.s, &c.k, &mut x);
+        let prev = |k: usize| -> *const __m128i {
+            if k == 0 {
+                iv.as_ptr().cast()
+            } else {
+                inp.add(k - 1).cast()
+            }
+        };
+        for h in [1, 0] {
+            let r = transpose4(x[h][0], x[h][1], x[h][2], x[h][3]);
+            let p: [V; 4] =
+                core::array::from_fn(|i| _mm256_loadu2_m128i(prev(8 * h + i + 4), prev(8 * h + i)));
+            for (i, v) in r.into_iter().enumerate() {
+                _mm256_storeu2_m128i(
+                    out.add(8 * h + i + 4).cast(),
+                    out.add(8 * h + i).cast(),
+                    _mm256_xor_si256(v, p[i]),
+                );
+            }
+        }
+    }
+}
