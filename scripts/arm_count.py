@@ -431,12 +431,12 @@ def main():
     args = ap.parse_args()
     if args.arch == "x86_64":
         use_x86_64()
+    elif args.tier not in ("all", *TIERS):
+        ap.error(f"--tier {args.tier}: aarch64 has ce, neon or all")
     if args.binary:
         global CLI
         CLI = Path(args.binary).resolve()
         args.no_build = True
-    elif args.tier not in ("all", *TIERS):
-        ap.error(f"--tier {args.tier}: aarch64 has ce, neon or all")
     rows = []
     for part in filter(None, (x.strip() for x in args.rows.split(","))):
         label, _, bits = part.rpartition(":")

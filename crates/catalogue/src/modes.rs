@@ -237,9 +237,9 @@ where
 /// as `u64`s (`u64::from_be_bytes(block)`), `N` independent blocks
 /// interleaved: Blowfish, DES, Triple-DES, RC2, TEA and XTEA. The functions
 /// of [`block64`] run ECB, CBC and CTR on it directly: counters, chaining
-/// values and data stay in registers, with no scratch buffer and no extra pass over the data
-/// (the batched [`BlockModes`] spend about a tenth of Blowfish's time on
-/// those passes).
+/// values and data stay in registers, with no scratch buffer and no extra
+/// pass over the data (the batched [`BlockModes`] spend about a tenth of
+/// Blowfish's time on those passes).
 pub trait Kernel64<const N: usize> {
     /// Tails of this many blocks or more (and fewer than `N`) go through the
     /// `N`-block kernel padded with dummy blocks, shorter ones one at a time.

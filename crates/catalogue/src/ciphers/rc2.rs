@@ -228,6 +228,15 @@ fn join(w: [u16; 4]) -> u64 {
         .swap_bytes()
 }
 
+/// `x` as lane arrays of words through `f`, and back.
+#[inline(always)]
+fn through_lanes(x: &mut [u64; LANES], f: impl FnOnce(&mut Lanes<LANES>)) {
+    let w = x.map(words);
+    let mut r: Lanes<LANES> = core::array::from_fn(|j| core::array::from_fn(|l| w[l][j]));
+    f(&mut r);
+    *x = core::array::from_fn(|l| join(core::array::from_fn(|j| r[j][l])));
+}
+
 /// The catalogue's rows run on [`crate::modes::block64`]: counters and
 /// chaining values in registers, no scratch copy of the data.
 impl crate::modes::Kernel64<LANES> for Rc2 {
@@ -245,18 +254,12 @@ impl crate::modes::Kernel64<LANES> for Rc2 {
 
     #[inline]
     fn encrypt_par(&self, x: &mut [u64; LANES]) {
-        let w = x.map(words);
-        let mut r: Lanes<LANES> = core::array::from_fn(|j| core::array::from_fn(|l| w[l][j]));
-        encrypt(&self.k, &mut r);
-        *x = core::array::from_fn(|l| join(core::array::from_fn(|j| r[j][l])));
+        through_lanes(x, |r| encrypt(&self.k, r));
     }
 
     #[inline]
     fn decrypt_par(&self, x: &mut [u64; LANES]) {
-        let w = x.map(words);
-        let mut r: Lanes<LANES> = core::array::from_fn(|j| core::array::from_fn(|l| w[l][j]));
-        decrypt(&self.k, &mut r);
-        *x = core::array::from_fn(|l| join(core::array::from_fn(|j| r[j][l])));
+        through_lanes(x, |r| decrypt(&self.k, r));
     }
 
     /// The chaining value stays in RC2's four words, in registers: each

@@ -561,8 +561,9 @@ impl Twofish {
     /// batch into a buffer on the stack, and one pass XORs each block with
     /// the ciphertext before it and writes it back, all in L1. The generic
     /// loop copies a whole request aside, decrypts it and XORs it in two
-    /// more passes (2-3% of the gather kernel's time at 64 KiB). The rows
-    /// use it on x86-64 only: on aarch64 (four-block batches of the table
+    /// more passes. The gather kernel's whole batches XOR as they are stored
+    /// (`x86_avx2::cbc_decrypt`, no buffer at all). The rows use it on
+    /// x86-64 only: on aarch64 (four-block batches of the table
     /// rounds) it executed 33.35 instructions a byte against the generic
     /// loop's 32.21 in the same build (`arm_count.py`).
     ///
