@@ -403,6 +403,27 @@ pub fn zmm_aes_one_port() -> bool {
     false
 }
 
+/// Whether this CPU's integer shifts and carry additions (`sar`, `adc`) issue
+/// on a port its vector AES instructions need, and so do most of its other
+/// integer instructions: Intel's cores run shifts and flag readers on ports
+/// 0 and 6, simple integer work on 0, 1, 5 and 6 (and 10 from Golden Cove),
+/// VAES on 256 bits on ports 0 and 1. There the VAES-256 XTS kernel makes its
+/// tweaks with vector instructions (four a register of two, three of them
+/// shuffles and the multiplication on port 5) rather than with twelve integer
+/// ones a register ([`crate::dispatch::aes_xts_vector_tweaks`]): on Emerald
+/// Rapids 1.05x (AES-128) and 1.03x (AES-256). AMD's Zen has separate integer
+/// pipes, where the integer tweaks measured 1.03-1.08x the vector ones (Zen 3).
+/// Like [`zmm_aes_one_port`], what the CPU is, not a feature the mask hides.
+pub fn integer_work_takes_aes_ports() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static SHARED: OnceLock<bool> = OnceLock::new();
+        *SHARED.get_or_init(|| vendor() == *b"GenuineIntel")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// CPUID leaf 0's vendor string.
 #[cfg(target_arch = "x86_64")]
 fn vendor() -> [u8; 12] {

@@ -101,6 +101,14 @@ pub fn aes_xts() -> AesImpl {
     aes_xts_for(cpu::features(), cpu::zmm_aes_one_port())
 }
 
+/// Whether the VAES-256 XTS kernel makes the tweaks of long requests with
+/// vector instructions rather than on the integer pipes
+/// ([`cpu::integer_work_takes_aes_ports`]). Both are ours and tested on any
+/// CPU with VAES; this picks the faster for the CPU's ports.
+pub fn aes_xts_vector_tweaks() -> bool {
+    cpu::integer_work_takes_aes_ports()
+}
+
 /// Whether AES-CBC encryption runs AWS-LC's vector-permute AES
 /// ([`crate::aes::aws_lc_cbc`]) rather than ours: at the SSSE3 tier (x86
 /// without AES-NI), where our eight-block bitsliced code spends eight blocks'

@@ -1,7 +1,7 @@
 //! VAES on 256-bit registers (VAES, VPCLMULQDQ and AVX2): 2 blocks per register, 8
 //! registers (16 blocks) in flight for ECB, CTR and XTS, 12 for CBC decryption (XTS
-//! as an `asm!` loop whose tweaks are made on the integer pipes:
-//! [`xts_batches`]).
+//! as an `asm!` loop whose tweaks are made on the integer pipes,
+//! [`xts_batches`], or with vector instructions, [`xts_batches_vec`]).
 //! CBC encryption is sequential and runs the AES-NI code; the last blocks
 //! that fill no whole register go there too.
 
@@ -236,7 +236,9 @@ pub(super) unsafe fn ctr(
 
 /// XTS over the whole blocks of `data` from tweak `t`, which advances. The
 /// tweaks are multiplied with VPCLMULQDQ (every CPU with VAES has it; the
-/// backend requires it).
+/// backend requires it); from [`RING_FROM`] on, whole batches run one `asm!`
+/// loop whose tweaks are made on the integer pipes ([`xts_batches`]) or, with
+/// `vector_tweaks`, in vector registers ([`xts_batches_vec`]).
 ///
 /// # Safety
 /// The CPU must have VAES, VPCLMULQDQ and AVX2.
@@ -247,23 +249,28 @@ pub(super) unsafe fn xts(
     t: &mut u128,
     data: &mut [u8],
     enc: bool,
+    vector_tweaks: bool,
 ) {
     // SAFETY: as in `ecb`.
     unsafe {
+        macro_rules! batches {
+            ($f:ident) => {
+                match (nr, enc) {
+                    (10, true) => $f::<10, true>(keys, t, data),
+                    (12, true) => $f::<12, true>(keys, t, data),
+                    (_, true) => $f::<14, true>(keys, t, data),
+                    (10, false) => $f::<10, false>(keys, t, data),
+                    (12, false) => $f::<12, false>(keys, t, data),
+                    _ => $f::<14, false>(keys, t, data),
+                }
+            };
+        }
         let done = if data.len() < RING_FROM {
             0
-        } else if enc {
-            match nr {
-                10 => xts_batches::<10, true>(keys, t, data),
-                12 => xts_batches::<12, true>(keys, t, data),
-                _ => xts_batches::<14, true>(keys, t, data),
-            }
+        } else if vector_tweaks {
+            batches!(xts_batches_vec)
         } else {
-            match nr {
-                10 => xts_batches::<10, false>(keys, t, data),
-                12 => xts_batches::<12, false>(keys, t, data),
-                _ => xts_batches::<14, false>(keys, t, data),
-            }
+            batches!(xts_batches)
         };
         let data = &mut data[done..];
         let done = by_rounds!(nr, xts::<Ymm, W>(keys, t, data, enc));
@@ -355,6 +362,131 @@ macro_rules! vxts_asm {
             "vmovdqu ymmword ptr [{p} + ", $j, " * 32], ymm", $j,
         )
     };
+}
+
+/// The VAES-256 XTS batch loop with its tweaks made in vector registers
+/// ([`xts_batches_vec`]) as one `asm!` block: each `($r $(, $j)*)` is round
+/// `r` with the next batch's tweak register `j` (its two lanes times α^16).
+macro_rules! vxts_vec_asm {
+    ($op:literal, $last:literal, $p:ident, $n:ident, $k:ident, $kl:ident, $rd:ident,
+     $wr:ident, $poly:ident; $(($r:literal $(, $j:literal)*))*) => {
+        core::arch::asm!(
+            "vbroadcasti128 ymm13, xmmword ptr [{k}]",
+            "vbroadcasti128 ymm14, xmmword ptr [{kl}]",
+            "vbroadcasti128 ymm11, xmmword ptr [{poly}]",
+            ".p2align 5",
+            "2:",
+            vxts_asm!(@load 0), vxts_asm!(@load 1), vxts_asm!(@load 2), vxts_asm!(@load 3),
+            vxts_asm!(@load 4), vxts_asm!(@load 5), vxts_asm!(@load 6), vxts_asm!(@load 7),
+            $(
+                concat!("vbroadcasti128 ymm12, xmmword ptr [{k} + ", $r, " * 16]"),
+                $(vxts_vec_asm!(@step $j),)*
+                vxts_asm!(@aes8 $op),
+            )*
+            vxts_asm!(@last $last, 0), vxts_asm!(@last $last, 1),
+            vxts_asm!(@last $last, 2), vxts_asm!(@last $last, 3),
+            vxts_asm!(@last $last, 4), vxts_asm!(@last $last, 5),
+            vxts_asm!(@last $last, 6), vxts_asm!(@last $last, 7),
+            "mov {tmp}, {rd}",
+            "mov {rd}, {wr}",
+            "mov {wr}, {tmp}",
+            "add {p}, 256",
+            "dec {n}",
+            "jnz 2b",
+            "vzeroupper",
+            p = inout(reg) $p => _,
+            n = inout(reg) $n => _,
+            k = in(reg) $k,
+            kl = in(reg) $kl,
+            rd = inout(reg) $rd => $rd,
+            wr = inout(reg) $wr => _,
+            poly = in(reg) $poly,
+            tmp = out(reg) _,
+            out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+            out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+            out("ymm8") _, out("ymm9") _, out("ymm11") _,
+            out("ymm12") _, out("ymm13") _, out("ymm14") _, out("ymm15") _,
+            options(nostack),
+        )
+    };
+    // Tweak register j of the next batch: this batch's times α^16 in each
+    // lane, the lane shifted up two bytes and its top 16 bits folded back
+    // with the polynomial (a product of at most 23 bits: no second fold).
+    (@step $j:literal) => {
+        concat!(
+            "vmovdqu ymm8, ymmword ptr [{rd} + ", $j, " * 32]\n",
+            "vpsrldq ymm9, ymm8, 14\n",
+            "vpslldq ymm8, ymm8, 2\n",
+            "vpclmulqdq ymm9, ymm9, ymm11, 0\n",
+            "vpxor ymm8, ymm8, ymm9\n",
+            "vmovdqu ymmword ptr [{wr} + ", $j, " * 32], ymm8",
+        )
+    };
+}
+
+/// XTS over the whole 16-block batches of `data` as [`xts_batches`], with
+/// the tweaks made in vector registers: each batch's from the one before,
+/// two slots taking turns.
+///
+/// # Safety
+/// The CPU must have VAES, VPCLMULQDQ and AVX2; `keys` holds `NR + 1` round
+/// keys.
+#[target_feature(enable = "aes,vaes,vpclmulqdq,avx2")]
+unsafe fn xts_batches_vec<const NR: usize, const ENC: bool>(
+    keys: &[[u8; 16]; MAX_KEYS],
+    t: &mut u128,
+    data: &mut [u8],
+) -> usize {
+    let batches = data.len() / (16 * XW);
+    if batches == 0 {
+        return 0;
+    }
+    let mut ring = TweakRing::<XW>::new();
+    let mut chain = *t;
+    ring.prefill(0, || {
+        let t = chain;
+        chain = super::mul_alpha(t);
+        t
+    });
+    let (base, _) = ring.pointers();
+    let p = data.as_mut_ptr();
+    let n = batches;
+    let mut rd = base;
+    let wr = base.wrapping_add(16 * XW);
+    let poly = 0x87u128.to_le_bytes();
+    let pp = poly.as_ptr();
+    let kp = keys.as_ptr();
+    let klp = keys[NR].as_ptr();
+    macro_rules! rounds {
+        ($($schedule:tt)*) => {
+            if ENC {
+                vxts_vec_asm!("vaesenc", "vaesenclast", p, n, kp, klp, rd, wr, pp;
+                    $($schedule)*)
+            } else {
+                vxts_vec_asm!("vaesdec", "vaesdeclast", p, n, kp, klp, rd, wr, pp;
+                    $($schedule)*)
+            }
+        };
+    }
+    // SAFETY: the CPU has VAES, VPCLMULQDQ and AVX2 (the caller's
+    // contract). The loop reads and writes `batches` * 256 bytes from `p`,
+    // inside `data`; it reads `NR + 1` keys at `kp` and 16 bytes at `pp`;
+    // `rd` and `wr` are the ring's first two slots of 256 bytes, swapped each
+    // batch. Every ymm register it uses is declared clobbered, and it ends
+    // with VZEROUPPER.
+    unsafe {
+        match NR {
+            10 => rounds! { (1, 0) (2, 1) (3, 2) (4, 3) (5, 4) (6, 5) (7, 6) (8, 7) (9) },
+            12 => rounds! { (1, 0) (2, 1) (3, 2) (4, 3) (5, 4) (6, 5) (7, 6) (8, 7) (9) (10) (11) },
+            _ => rounds! {
+                (1, 0) (2, 1) (3, 2) (4, 3) (5, 4) (6, 5) (7, 6) (8, 7) (9) (10) (11) (12) (13)
+            },
+        }
+        // SAFETY: `rd` is the slot the last batch wrote, the tweaks after the
+        // data; its first block is inside the ring.
+        *t = u128::from_le_bytes(rd.cast::<[u8; 16]>().read());
+    }
+    batches * 16 * XW
 }
 
 /// XTS over the whole 16-block batches of `data` from tweak `t` (already
