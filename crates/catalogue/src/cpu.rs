@@ -410,7 +410,7 @@ pub fn zmm_aes_one_port() -> bool {
 /// VAES on 256 bits on ports 0 and 1. There the VAES-256 XTS kernel makes its
 /// tweaks with vector instructions (four a register of two, three of them
 /// shuffles and the multiplication on port 5) rather than with twelve integer
-/// ones a register ([`crate::dispatch::aes_xts_vector_tweaks`]): on Emerald
+/// ones a register ([`crate::dispatch::aes_xts_tweaks`]): on Emerald
 /// Rapids 1.05x (AES-128) and 1.03x (AES-256). AMD's Zen has separate integer
 /// pipes, where the integer tweaks measured 1.03-1.08x the vector ones (Zen 3).
 /// Like [`zmm_aes_one_port`], what the CPU is, not a feature the mask hides.

@@ -101,12 +101,32 @@ pub fn aes_xts() -> AesImpl {
     aes_xts_for(cpu::features(), cpu::zmm_aes_one_port())
 }
 
-/// Whether the VAES-256 XTS kernel makes the tweaks of long requests with
-/// vector instructions rather than on the integer pipes
-/// ([`cpu::integer_work_takes_aes_ports`]). Both are ours and tested on any
-/// CPU with VAES; this picks the faster for the CPU's ports.
-pub fn aes_xts_vector_tweaks() -> bool {
-    cpu::integer_work_takes_aes_ports()
+/// How the VAES-256 XTS kernel makes the tweaks of its long requests. All
+/// three are ours and tested on any CPU that can run them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XtsTweaks {
+    /// On the integer pipes, into a ring in memory 7 batches ahead (AMD).
+    Integer,
+    /// With vector instructions (VPCLMULQDQ), two memory slots taking turns.
+    Vector,
+    /// With vector instructions in ymm16-31 (AVX-512VL): no ring, and the
+    /// data's first XOR with its tweak and round key 0 one VPTERNLOGD.
+    Evex,
+}
+
+/// The tweaks for features `f` on a CPU whose integer work shares the AES
+/// ports or not ([`cpu::integer_work_takes_aes_ports`]).
+pub fn aes_xts_tweaks_for(f: CpuFeatures, integer_work_takes_aes_ports: bool) -> XtsTweaks {
+    match (integer_work_takes_aes_ports, f.avx512) {
+        (false, _) => XtsTweaks::Integer,
+        (true, false) => XtsTweaks::Vector,
+        (true, true) => XtsTweaks::Evex,
+    }
+}
+
+/// The tweaks VAES-256 XTS makes here.
+pub fn aes_xts_tweaks() -> XtsTweaks {
+    aes_xts_tweaks_for(cpu::features(), cpu::integer_work_takes_aes_ports())
 }
 
 /// Whether AES-CBC encryption runs AWS-LC's vector-permute AES
@@ -600,6 +620,37 @@ pub fn aws_lc_aead_name(aes_gcm: bool) -> &'static str {
 #[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod tests {
     use super::*;
+
+    /// XTS at each x86 tier: VAES-256 where 512-bit AES has one port, its
+    /// tweaks on the integer pipes unless integer work takes AES's ports, and
+    /// then in the AVX-512 registers where the tier has them.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_x86_tier_has_its_xts() {
+        use crate::cpu::{Tier, parse_mask};
+        let full = CpuFeatures {
+            neon: false,
+            ..CpuFeatures::ALL
+        };
+        let at = |t: Tier| full.without(parse_mask(t.mask()).unwrap());
+        assert_eq!(aes_xts_for(at(Tier::Avx512), false), AesImpl::Vaes512);
+        assert_eq!(aes_xts_for(at(Tier::Avx512), true), AesImpl::Vaes256);
+        assert_eq!(aes_xts_for(at(Tier::VaesAvx2), true), AesImpl::Vaes256);
+        assert_eq!(aes_xts_for(at(Tier::AesniAvx2), true), AesImpl::AesNi);
+        assert_eq!(aes_xts_tweaks_for(at(Tier::Avx512), true), XtsTweaks::Evex);
+        assert_eq!(
+            aes_xts_tweaks_for(at(Tier::VaesAvx2), true),
+            XtsTweaks::Vector
+        );
+        assert_eq!(
+            aes_xts_tweaks_for(at(Tier::Avx512), false),
+            XtsTweaks::Integer
+        );
+        assert_eq!(
+            aes_xts_tweaks_for(at(Tier::VaesAvx2), false),
+            XtsTweaks::Integer
+        );
+    }
 
     #[cfg(target_arch = "x86_64")]
     #[test]

@@ -150,9 +150,9 @@ pub struct AesModes {
     /// CTR's first-round table, made on the first long request.
     #[cfg(target_arch = "x86_64")]
     first_round: std::sync::OnceLock<x86_modes::FirstRound>,
-    /// How VAES-256 XTS makes its tweaks ([`dispatch::aes_xts_vector_tweaks`]).
+    /// How VAES-256 XTS makes its tweaks ([`dispatch::aes_xts_tweaks`]).
     #[cfg(target_arch = "x86_64")]
-    vector_tweaks: bool,
+    xts_tweaks: dispatch::XtsTweaks,
 }
 
 impl AesModes {
@@ -189,7 +189,7 @@ impl AesModes {
             #[cfg(target_arch = "x86_64")]
             first_round: std::sync::OnceLock::new(),
             #[cfg(target_arch = "x86_64")]
-            vector_tweaks: dispatch::aes_xts_vector_tweaks(),
+            xts_tweaks: dispatch::aes_xts_tweaks(),
         })
     }
 
@@ -337,7 +337,7 @@ impl AesModes {
                 #[cfg(target_arch = "x86_64")]
                 Backend::AesNi => x86_aesni::xts(keys, k.nr, t, data, enc),
                 #[cfg(target_arch = "x86_64")]
-                Backend::Vaes256 => x86_vaes256::xts(keys, k.nr, t, data, enc, self.vector_tweaks),
+                Backend::Vaes256 => x86_vaes256::xts(keys, k.nr, t, data, enc, self.xts_tweaks),
                 #[cfg(target_arch = "x86_64")]
                 Backend::Vaes512 => x86_vaes512::xts(keys, k.nr, t, data, enc),
                 #[cfg(target_arch = "aarch64")]

@@ -1,7 +1,8 @@
 //! VAES on 256-bit registers (VAES, VPCLMULQDQ and AVX2): 2 blocks per register, 8
 //! registers (16 blocks) in flight for ECB, CTR and XTS, 12 for CBC decryption (XTS
 //! as an `asm!` loop whose tweaks are made on the integer pipes,
-//! [`xts_batches`], or with vector instructions, [`xts_batches_vec`]).
+//! [`xts_batches`], or with vector instructions, [`xts_batches_vec`] and
+//! [`xts_batches_evex`]).
 //! CBC encryption is sequential and runs the AES-NI code; the last blocks
 //! that fill no whole register go there too.
 
@@ -9,6 +10,8 @@ use core::arch::x86_64::*;
 
 use super::x86_aesni::{self, TweakRing, by_rounds, tweak_asm};
 use super::x86_modes::{self as m, Lanes, MAX_KEYS, round8};
+use crate::dispatch::XtsTweaks;
+use zeroize::Zeroize;
 
 /// Registers in flight in the parallel modes.
 const W: usize = 8;
@@ -237,11 +240,13 @@ pub(super) unsafe fn ctr(
 /// XTS over the whole blocks of `data` from tweak `t`, which advances. The
 /// tweaks are multiplied with VPCLMULQDQ (every CPU with VAES has it; the
 /// backend requires it); from [`RING_FROM`] on, whole batches run one `asm!`
-/// loop whose tweaks are made on the integer pipes ([`xts_batches`]) or, with
-/// `vector_tweaks`, in vector registers ([`xts_batches_vec`]).
+/// loop whose tweaks `tweaks` says how to make: on the integer pipes
+/// ([`xts_batches`]), with vector instructions ([`xts_batches_vec`]) or with
+/// them in the AVX-512 registers ([`xts_batches_evex`]).
 ///
 /// # Safety
-/// The CPU must have VAES, VPCLMULQDQ and AVX2.
+/// The CPU must have VAES, VPCLMULQDQ and AVX2, and AVX-512 (F, VL, BW) for
+/// [`XtsTweaks::Evex`].
 #[target_feature(enable = "aes,vaes,vpclmulqdq,avx2")]
 pub(super) unsafe fn xts(
     keys: &[[u8; 16]; MAX_KEYS],
@@ -249,7 +254,7 @@ pub(super) unsafe fn xts(
     t: &mut u128,
     data: &mut [u8],
     enc: bool,
-    vector_tweaks: bool,
+    tweaks: XtsTweaks,
 ) {
     // SAFETY: as in `ecb`.
     unsafe {
@@ -267,10 +272,12 @@ pub(super) unsafe fn xts(
         }
         let done = if data.len() < RING_FROM {
             0
-        } else if vector_tweaks {
-            batches!(xts_batches_vec)
         } else {
-            batches!(xts_batches)
+            match tweaks {
+                XtsTweaks::Integer => batches!(xts_batches),
+                XtsTweaks::Vector => batches!(xts_batches_vec),
+                XtsTweaks::Evex => batches!(xts_batches_evex),
+            }
         };
         let data = &mut data[done..];
         let done = by_rounds!(nr, xts::<Ymm, W>(keys, t, data, enc));
@@ -486,6 +493,155 @@ unsafe fn xts_batches_vec<const NR: usize, const ENC: bool>(
         // data; its first block is inside the ring.
         *t = u128::from_le_bytes(rd.cast::<[u8; 16]>().read());
     }
+    batches * 16 * XW
+}
+
+/// The VAES-256 XTS batch loop of [`xts_batches_evex`] as one `asm!` block:
+/// the batch's tweak registers in ymm16-23, each one's XOR with the last round
+/// key in ymm24-31. Each `($r $(, $j $t $w)*)` is round `r` with the steps of
+/// tweak register `j` (`ymm$t`, its last-round key `ymm$w`).
+macro_rules! vxts_evex_asm {
+    ($op:literal, $last:literal, $p:ident, $n:ident, $k:ident, $kl:ident, $poly:ident,
+     $tw:ident; $(($r:literal $(, $j:literal $t:literal $w:literal)*))*) => {
+        core::arch::asm!(
+            "vbroadcasti128 ymm13, xmmword ptr [{k}]",
+            "vbroadcasti128 ymm14, xmmword ptr [{kl}]",
+            "vbroadcasti128 ymm11, xmmword ptr [{poly}]",
+            "vmovdqu64 ymm16, ymmword ptr [{tw}]",
+            "vmovdqu64 ymm17, ymmword ptr [{tw} + 32]",
+            "vmovdqu64 ymm18, ymmword ptr [{tw} + 64]",
+            "vmovdqu64 ymm19, ymmword ptr [{tw} + 96]",
+            "vmovdqu64 ymm20, ymmword ptr [{tw} + 128]",
+            "vmovdqu64 ymm21, ymmword ptr [{tw} + 160]",
+            "vmovdqu64 ymm22, ymmword ptr [{tw} + 192]",
+            "vmovdqu64 ymm23, ymmword ptr [{tw} + 224]",
+            ".p2align 5",
+            "2:",
+            vxts_evex_asm!(@load 0 16), vxts_evex_asm!(@load 1 17),
+            vxts_evex_asm!(@load 2 18), vxts_evex_asm!(@load 3 19),
+            vxts_evex_asm!(@load 4 20), vxts_evex_asm!(@load 5 21),
+            vxts_evex_asm!(@load 6 22), vxts_evex_asm!(@load 7 23),
+            $(
+                concat!("vbroadcasti128 ymm12, xmmword ptr [{k} + ", $r, " * 16]"),
+                $(vxts_evex_asm!(@step $t $w),)*
+                vxts_asm!(@aes8 $op),
+            )*
+            vxts_evex_asm!(@last $last, 0 24), vxts_evex_asm!(@last $last, 1 25),
+            vxts_evex_asm!(@last $last, 2 26), vxts_evex_asm!(@last $last, 3 27),
+            vxts_evex_asm!(@last $last, 4 28), vxts_evex_asm!(@last $last, 5 29),
+            vxts_evex_asm!(@last $last, 6 30), vxts_evex_asm!(@last $last, 7 31),
+            "add {p}, 256",
+            "dec {n}",
+            "jnz 2b",
+            "vmovdqu64 xmmword ptr [{tw}], xmm16",
+            "vzeroupper",
+            p = inout(reg) $p => _,
+            n = inout(reg) $n => _,
+            k = in(reg) $k,
+            kl = in(reg) $kl,
+            poly = in(reg) $poly,
+            tw = in(reg) $tw,
+            out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+            out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+            out("ymm9") _, out("ymm11") _, out("ymm12") _, out("ymm13") _, out("ymm14") _,
+            out("ymm16") _, out("ymm17") _, out("ymm18") _, out("ymm19") _,
+            out("ymm20") _, out("ymm21") _, out("ymm22") _, out("ymm23") _,
+            out("ymm24") _, out("ymm25") _, out("ymm26") _, out("ymm27") _,
+            out("ymm28") _, out("ymm29") _, out("ymm30") _, out("ymm31") _,
+            options(nostack),
+        )
+    };
+    // Blocks 2j, 2j+1: data XOR their tweaks XOR round key 0, one VPTERNLOGD.
+    (@load $j:literal $t:literal) => {
+        concat!(
+            "vmovdqu ymm", $j, ", ymmword ptr [{p} + ", $j, " * 32]\n",
+            "vpternlogd ymm", $j, ", ymm13, ymm", $t, ", 0x96",
+        )
+    };
+    // The tweak register's last-round key (the last round key XOR it), then
+    // the register times α^16 in place for the next batch, as
+    // `vxts_vec_asm!`'s step.
+    (@step $t:literal $w:literal) => {
+        concat!(
+            "vpxord ymm", $w, ", ymm14, ymm", $t, "\n",
+            "vpsrldq ymm9, ymm", $t, ", 14\n",
+            "vpslldq ymm", $t, ", ymm", $t, ", 2\n",
+            "vpclmulqdq ymm9, ymm9, ymm11, 0\n",
+            "vpxord ymm", $t, ", ymm", $t, ", ymm9",
+        )
+    };
+    (@last $last:literal, $j:literal $w:literal) => {
+        concat!(
+            $last, " ymm", $j, ", ymm", $j, ", ymm", $w, "\n",
+            "vmovdqu ymmword ptr [{p} + ", $j, " * 32], ymm", $j,
+        )
+    };
+}
+
+/// XTS over the whole 16-block batches of `data` as [`xts_batches_vec`], with
+/// the tweaks in the AVX-512 registers (ymm16-31) and the first XOR a
+/// VPTERNLOGD: 6 vector instructions a register of two blocks besides its 10-14
+/// AES ones, against 7, and no memory for the tweaks.
+///
+/// # Safety
+/// The CPU must have VAES, VPCLMULQDQ, AVX2 and AVX-512 (F, VL, BW); `keys`
+/// holds `NR + 1` round keys.
+#[target_feature(enable = "aes,vaes,vpclmulqdq,avx2,avx512f,avx512vl,avx512bw")]
+unsafe fn xts_batches_evex<const NR: usize, const ENC: bool>(
+    keys: &[[u8; 16]; MAX_KEYS],
+    t: &mut u128,
+    data: &mut [u8],
+) -> usize {
+    let batches = data.len() / (16 * XW);
+    if batches == 0 {
+        return 0;
+    }
+    // The first batch's tweaks in; the first tweak after the data out.
+    let mut tw = [0u128; XW];
+    let mut chain = *t;
+    for x in &mut tw {
+        *x = chain;
+        chain = super::mul_alpha(chain);
+    }
+    let twp = tw.as_mut_ptr();
+    let p = data.as_mut_ptr();
+    let n = batches;
+    let poly = 0x87u128.to_le_bytes();
+    let pp = poly.as_ptr();
+    let kp = keys.as_ptr();
+    let klp = keys[NR].as_ptr();
+    macro_rules! rounds {
+        ($($schedule:tt)*) => {
+            if ENC {
+                vxts_evex_asm!("vaesenc", "vaesenclast", p, n, kp, klp, pp, twp; $($schedule)*)
+            } else {
+                vxts_evex_asm!("vaesdec", "vaesdeclast", p, n, kp, klp, pp, twp; $($schedule)*)
+            }
+        };
+    }
+    // SAFETY: the CPU has VAES, VPCLMULQDQ, AVX2 and AVX-512 F, VL and BW (the
+    // caller's contract). The loop reads and writes `batches` * 256 bytes from
+    // `p`, inside `data`; it reads `NR + 1` keys at `kp`, 16 bytes at `pp` and
+    // the 256 bytes of `tw` at `twp`, and writes `tw`'s first 16. Every vector
+    // register it uses is declared clobbered, and it ends with VZEROUPPER.
+    unsafe {
+        match NR {
+            10 => rounds! {
+                (1, 0 16 24) (2, 1 17 25) (3, 2 18 26) (4, 3 19 27) (5, 4 20 28)
+                (6, 5 21 29) (7, 6 22 30) (8, 7 23 31) (9)
+            },
+            12 => rounds! {
+                (1, 0 16 24) (2, 1 17 25) (3, 2 18 26) (4, 3 19 27) (5, 4 20 28)
+                (6, 5 21 29) (7, 6 22 30) (8, 7 23 31) (9) (10) (11)
+            },
+            _ => rounds! {
+                (1, 0 16 24) (2, 1 17 25) (3, 2 18 26) (4, 3 19 27) (5, 4 20 28)
+                (6, 5 21 29) (7, 6 22 30) (8, 7 23 31) (9) (10) (11) (12) (13)
+            },
+        }
+    }
+    *t = tw[0];
+    tw.zeroize();
     batches * 16 * XW
 }
 
