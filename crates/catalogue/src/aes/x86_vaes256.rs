@@ -305,17 +305,7 @@ macro_rules! vxts_asm {
             "vbroadcasti128 ymm14, xmmword ptr [{kl}]",
             ".p2align 5",
             "2:",
-            vxts_asm!(@load 0), vxts_asm!(@load 1), vxts_asm!(@load 2), vxts_asm!(@load 3),
-            vxts_asm!(@load 4), vxts_asm!(@load 5), vxts_asm!(@load 6), vxts_asm!(@load 7),
-            $(
-                concat!("vbroadcasti128 ymm12, xmmword ptr [{k} + ", $r, " * 16]"),
-                $(vxts_asm!(@step $j),)*
-                vxts_asm!(@aes8 $op),
-            )*
-            vxts_asm!(@last $last, 0), vxts_asm!(@last $last, 1),
-            vxts_asm!(@last $last, 2), vxts_asm!(@last $last, 3),
-            vxts_asm!(@last $last, 4), vxts_asm!(@last $last, 5),
-            vxts_asm!(@last $last, 6), vxts_asm!(@last $last, 7),
+            vxts_asm!(@batch $op, $last, vxts_asm; $(($r $(, $j)*))*),
             "mov {wr}, {rd}",
             "add {rd}, 256",
             "lea {tmp}, [{ring} + 2048]",
@@ -339,6 +329,25 @@ macro_rules! vxts_asm {
             out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
             out("ymm12") _, out("ymm13") _, out("ymm14") _, out("ymm15") _,
             options(nostack),
+        )
+    };
+    // One batch: its 8 registers loaded, the rounds with the tweak steps of
+    // `$m` (`$m!(@step j)`) among them, the last round and the stores.
+    (@batch $op:literal, $last:literal, $m:ident; $(($r:literal $(, $j:literal)*))*) => {
+        concat!(
+            vxts_asm!(@load 0), "\n", vxts_asm!(@load 1), "\n",
+            vxts_asm!(@load 2), "\n", vxts_asm!(@load 3), "\n",
+            vxts_asm!(@load 4), "\n", vxts_asm!(@load 5), "\n",
+            vxts_asm!(@load 6), "\n", vxts_asm!(@load 7), "\n",
+            $(
+                "vbroadcasti128 ymm12, xmmword ptr [{k} + ", $r, " * 16]\n",
+                $($m!(@step $j), "\n",)*
+                vxts_asm!(@aes8 $op), "\n",
+            )*
+            vxts_asm!(@last $last, 0), "\n", vxts_asm!(@last $last, 1), "\n",
+            vxts_asm!(@last $last, 2), "\n", vxts_asm!(@last $last, 3), "\n",
+            vxts_asm!(@last $last, 4), "\n", vxts_asm!(@last $last, 5), "\n",
+            vxts_asm!(@last $last, 6), "\n", vxts_asm!(@last $last, 7),
         )
     };
     // Blocks 2j, 2j+1: data XOR their tweaks XOR round key 0.
@@ -383,17 +392,7 @@ macro_rules! vxts_vec_asm {
             "vbroadcasti128 ymm11, xmmword ptr [{poly}]",
             ".p2align 5",
             "2:",
-            vxts_asm!(@load 0), vxts_asm!(@load 1), vxts_asm!(@load 2), vxts_asm!(@load 3),
-            vxts_asm!(@load 4), vxts_asm!(@load 5), vxts_asm!(@load 6), vxts_asm!(@load 7),
-            $(
-                concat!("vbroadcasti128 ymm12, xmmword ptr [{k} + ", $r, " * 16]"),
-                $(vxts_vec_asm!(@step $j),)*
-                vxts_asm!(@aes8 $op),
-            )*
-            vxts_asm!(@last $last, 0), vxts_asm!(@last $last, 1),
-            vxts_asm!(@last $last, 2), vxts_asm!(@last $last, 3),
-            vxts_asm!(@last $last, 4), vxts_asm!(@last $last, 5),
-            vxts_asm!(@last $last, 6), vxts_asm!(@last $last, 7),
+            vxts_asm!(@batch $op, $last, vxts_vec_asm; $(($r $(, $j)*))*),
             "mov {tmp}, {rd}",
             "mov {rd}, {wr}",
             "mov {wr}, {tmp}",
