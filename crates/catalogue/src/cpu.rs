@@ -412,7 +412,8 @@ pub fn zmm_aes_one_port() -> bool {
 /// shuffles and the multiplication on port 5) rather than with twelve integer
 /// ones a register ([`crate::dispatch::aes_xts_tweaks`]): on Emerald
 /// Rapids 1.05x (AES-128) and 1.03x (AES-256). AMD's Zen has separate integer
-/// pipes, where the integer tweaks measured 1.03-1.08x the vector ones (Zen 3).
+/// pipes, where the integer tweaks measured 1.03-1.08x an earlier vector loop
+/// (Zen 3; the present vector loops were not measured on AMD).
 /// Like [`zmm_aes_one_port`], what the CPU is, not a feature the mask hides.
 pub fn integer_work_takes_aes_ports() -> bool {
     #[cfg(target_arch = "x86_64")]
