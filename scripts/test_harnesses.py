@@ -14,6 +14,9 @@
     machine slows a probe but never speeds one up.
   * scripts/xts_ring_probe.py (x86-64 with AES-NI): its XTS batch loops
     must assemble and run.
+  * compare.py's choice of the `aes` crate's backend for each tier (software
+    where the tier hides AES-NI, no comparison where it hides only VAES or
+    AVX-512), and the cargo variables that force the software backend.
 
     python3 scripts/test_harnesses.py    # needs cc and libssl-dev
 
@@ -55,7 +58,8 @@ def main():
     for f in failed:
         print(f, file=sys.stderr)
     print(f"evp_bench: {len(names) - len(bad)} of {len(names)} ciphers pass")
-    problems = check_ceilings()
+    problems = check_aes_crate_backend()
+    problems += check_ceilings()
     problems += check_probe("xts_ring_probe.py", "without the chain")
     sys.exit(1 if failed or problems else 0)
 
@@ -73,6 +77,33 @@ def check_probe(name, marker):
     if ceilings.supported() is None and not skipped and not any(marker in line for line in lines):
         return [f"{name}: no timing printed"]
     return []
+
+
+def check_aes_crate_backend():
+    """compare.aes_crate_backend and soft_aes_env: [problems]."""
+    want = {"": "native", "avx512": "unmasked", "vaes,vpclmulqdq,avx512": "unmasked",
+            "aes,pclmulqdq,vaes,vpclmulqdq,avx2,avx512,sha_ni": "soft",
+            "aes,pmull,sha2": "soft"}
+    problems = []
+    saved = compare.TIER
+    try:
+        for mask, backend in want.items():
+            compare.TIER = compare.Tier("t", mask)
+            got = compare.aes_crate_backend()
+            if got != backend:
+                problems.append(f"aes crate backend for mask '{mask}': {got}, want {backend}")
+    finally:
+        compare.TIER = saved
+    env = compare.soft_aes_env({})
+    flags = [v for k, v in env.items() if k.startswith("CARGO_TARGET_") and k.endswith("_RUSTFLAGS")]
+    if len(flags) != 1 or not flags[0].endswith('--cfg aes_backend="soft"'):
+        problems.append(f"soft_aes_env: rustflags {flags}")
+    if env.get("CARGO_TARGET_DIR", "").rstrip("/") == str(compare.ROOT / "target"):
+        problems.append("soft_aes_env: builds into the main target directory")
+    for p in problems:
+        print(f"aes crate backend: {p}", file=sys.stderr)
+    print(f"aes crate backend: {len(want) - len(problems)} of {len(want)} masks as expected")
+    return problems
 
 
 def check_ceilings():
