@@ -94,6 +94,7 @@ def check_aes_crate_backend():
                 problems.append(f"aes crate backend for mask '{mask}': {got}, want {backend}")
     finally:
         compare.TIER = saved
+    right = len(want) - len(problems)
     env = compare.soft_aes_env({})
     flags = [v for k, v in env.items() if k.startswith("CARGO_TARGET_") and k.endswith("_RUSTFLAGS")]
     if len(flags) != 1 or not flags[0].endswith('--cfg aes_backend="soft"'):
@@ -102,7 +103,7 @@ def check_aes_crate_backend():
         problems.append("soft_aes_env: builds into the main target directory")
     for p in problems:
         print(f"aes crate backend: {p}", file=sys.stderr)
-    print(f"aes crate backend: {len(want) - len(problems)} of {len(want)} masks as expected")
+    print(f"aes crate backend: {right} of {len(want)} masks as expected")
     return problems
 
 
